@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Copyright (C) 2026 The dm-subvol authors.
+ *
+ * Backing files of the subvol target: open the file a table names, check
+ * that it can back the target, and keep the list of files in use so that
+ * two devices never write one file and no device writes into itself.
+ */
+
+#include "dm-subvol.h"
+
+#include <linux/blkdev.h>
+#include <linux/falloc.h>
+#include <linux/file.h>
+#include <linux/mutex.h>
+#include <linux/namei.h>
+
+/*
+ * Every constructed target is on subvol_in_use, protected by
+ * subvol_in_use_lock.  A new table of the same mapped device may name the
+ * same file: a reload to resize or to change features.  The old and the new
+ * table then coexist until the resume swaps them, and only one of them ever
+ * gets I/O, so that case is allowed; any other sharing is refused.
+ */
+static DEFINE_MUTEX(subvol_in_use_lock);
+static LIST_HEAD(subvol_in_use);
+
+/* Chains of subvol devices stacked on one another are never longer. */
+#define SUBVOL_MAX_STACK_DEPTH	16
+
+/*
+ * Would I/O to @file come back to @sc's own device?  The file's filesystem
+ * may live on @sc's device itself, or on another subvol device whose file
+ * lives on @sc's device, and so on down the chain.
+ *
+ * NOTE: must be called with subvol_in_use_lock held.
+ */
+static bool subvol_file_on_own_device(struct subvol_c *sc, struct file *file)
+{
+	dev_t own = disk_devt(dm_disk(sc->md));
+	unsigned int depth;
+
+	for (depth = 0; file && depth < SUBVOL_MAX_STACK_DEPTH; depth++) {
+		struct block_device *bdev = file_inode(file)->i_sb->s_bdev;
+		struct subvol_c *below;
+
+		if (!bdev)
+			return false;
+		if (bdev->bd_dev == own)
+			return true;
+
+		file = NULL;
+		list_for_each_entry(below, &subvol_in_use, in_use) {
+			if (disk_devt(dm_disk(below->md)) == bdev->bd_dev) {
+				file = below->file;
+				break;
+			}
+		}
+	}
+	return false;
+}
+
+/*
+ * Is @inode the backing file of a target of another device, or of another
+ * target in @sc's own table?
+ *
+ * NOTE: must be called with subvol_in_use_lock held.
+ */
+static bool subvol_file_in_use(struct subvol_c *sc, struct inode *inode)
+{
+	struct subvol_c *other;
+
+	list_for_each_entry(other, &subvol_in_use, in_use) {
+		if (file_inode(other->file) != inode)
+			continue;
+		if (other->md != sc->md || other->ti->table == sc->ti->table)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Hole punching is what discard and write-zeroes turn into.  Some
+ * filesystems have ->fallocate but refuse to punch (vfat, ext4 on files
+ * without extents), so ask for real: one block past the end of the file,
+ * which frees nothing and changes only the timestamps, as any write would.
+ */
+static int subvol_probe_punch_hole(struct file *file, unsigned int block_size)
+{
+	loff_t end = round_up(i_size_read(file_inode(file)), block_size);
+
+	if (!file->f_op->fallocate)
+		return -EOPNOTSUPP;
+	return vfs_fallocate(file, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+			     end, block_size);
+}
+
+static char *subvol_open_error(int r)
+{
+	switch (r) {
+	case -ENOENT:
+	case -ENOTDIR:
+		return "Backing file not found";
+	case -EACCES:
+	case -EPERM:
+		return "Permission denied opening backing file";
+	case -EROFS:
+		return "Backing file is on a read-only filesystem";
+	case -ETXTBSY:
+		return "Backing file is busy (a swap file or being executed)";
+	case -EISDIR:
+		return "Backing file is not a regular file";
+	default:
+		return "Cannot open backing file";
+	}
+}
+
+/* Checks of an opened backing file that need no lock. */
+static int subvol_check_file(struct subvol_c *sc, struct file *file,
+			     char **error)
+{
+	struct inode *inode = file_inode(file);
+	sector_t block_sectors;
+	int r;
+
+	if (!S_ISREG(inode->i_mode)) {
+		*error = "Backing file is not a regular file";
+		return -EINVAL;
+	}
+
+	sc->block_size = inode->i_sb->s_blocksize;
+	if (sc->block_size > PAGE_SIZE) {
+		*error = "Backing filesystem block size is larger than a page";
+		return -EINVAL;
+	}
+	block_sectors = sc->block_size >> SECTOR_SHIFT;
+	if (sc->ti->len & (block_sectors - 1)) {
+		*error = "Length is not a multiple of the backing filesystem block size";
+		return -EINVAL;
+	}
+	if (i_size_read(inode) < (loff_t)to_bytes(sc->ti->len)) {
+		*error = "Backing file is shorter than the target length";
+		return -EINVAL;
+	}
+
+	if (!(file->f_mode & FMODE_CAN_ODIRECT)) {
+		*error = "Backing filesystem does not support direct I/O";
+		return -EINVAL;
+	}
+
+	/* Read-only tables never discard, so they need no hole punching. */
+	if (sc->writable) {
+		r = subvol_probe_punch_hole(file, sc->block_size);
+		if (r == -EOPNOTSUPP) {
+			*error = "Backing filesystem does not support hole punching";
+			return -EINVAL;
+		}
+		if (r) {
+			*error = "Cannot punch holes in backing file";
+			return r;
+		}
+	}
+	return 0;
+}
+
+/**
+ * subvol_backing_open - open and check the backing file of a new target
+ * @sc: the target, with ti, md and writable set
+ * @path: the file's absolute path, as the table gives it
+ * @error: set to the reason on failure, for ti->error
+ *
+ * On success sc->file and sc->block_size are set and the file is on the
+ * in-use list; undo with subvol_backing_close().
+ */
+int subvol_backing_open(struct subvol_c *sc, const char *path, char **error)
+{
+	int flags = (sc->writable ? O_RDWR : O_RDONLY) | O_LARGEFILE;
+	struct path lookup;
+	struct file *file;
+	int r;
+
+	/* A relative path would resolve against the cwd of dmsetup. */
+	if (path[0] != '/') {
+		*error = "Backing file path must be absolute";
+		return -EINVAL;
+	}
+
+	/* Look before opening: opening a FIFO or a device has side effects. */
+	r = kern_path(path, LOOKUP_FOLLOW, &lookup);
+	if (r) {
+		*error = subvol_open_error(r);
+		return r;
+	}
+	if (!d_is_reg(lookup.dentry))
+		r = -EISDIR;
+	path_put(&lookup);
+	if (r) {
+		*error = subvol_open_error(r);
+		return -EINVAL;
+	}
+
+	file = filp_open(path, flags, 0);
+	if (IS_ERR(file)) {
+		*error = subvol_open_error(PTR_ERR(file));
+		return PTR_ERR(file);
+	}
+
+	r = subvol_check_file(sc, file, error);
+	if (r)
+		goto bad;
+
+	mutex_lock(&subvol_in_use_lock);
+	if (subvol_file_in_use(sc, file_inode(file))) {
+		*error = "Backing file is already used by another subvol device";
+		r = -EBUSY;
+	} else if (subvol_file_on_own_device(sc, file)) {
+		*error = "Backing file lives on the device itself";
+		r = -ELOOP;
+	} else {
+		sc->file = file;
+		list_add(&sc->in_use, &subvol_in_use);
+	}
+	mutex_unlock(&subvol_in_use_lock);
+	if (r)
+		goto bad;
+	return 0;
+
+bad:
+	fput(file);
+	return r;
+}
+
+/* Undo subvol_backing_open(). */
+void subvol_backing_close(struct subvol_c *sc)
+{
+	mutex_lock(&subvol_in_use_lock);
+	list_del(&sc->in_use);
+	mutex_unlock(&subvol_in_use_lock);
+	fput(sc->file);
+	sc->file = NULL;
+}
+
+/*
+ * The backing file may have been changed while the device was suspended
+ * (cloned, grown, or, by mistake, truncated).  Clones and growth need
+ * nothing, as every request goes through the host filesystem; a file now
+ * too short for the table must not be resumed.
+ */
+int subvol_backing_check_size(struct subvol_c *sc)
+{
+	loff_t size = i_size_read(file_inode(sc->file));
+
+	if (size < (loff_t)to_bytes(sc->ti->len)) {
+		DMERR("%s: backing file %s is %lld bytes, shorter than the device (%llu bytes)",
+		      dm_device_name(sc->md), sc->path, size,
+		      (unsigned long long)to_bytes(sc->ti->len));
+		return -EINVAL;
+	}
+	return 0;
+}

@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Copyright (C) 2026 The dm-subvol authors.
+ *
+ * The data path of the subvol target: every bio becomes a call into the
+ * host filesystem on the backing file.  Reads and writes are direct and
+ * asynchronous, as the loop driver does them; flushes, discards and
+ * write-zeroes are synchronous calls (fsync, fallocate).
+ *
+ * All of it runs from the target's workqueue, one work item per bio, never
+ * from ->map: the submitter of a bio may be inside submit_bio() with
+ * current->bio_list set, where any bio that the host filesystem issued and
+ * waited for would never be sent.  A work item only submits; completions
+ * arrive from the host filesystem, so many requests are in flight at once.
+ */
+
+#include "dm-subvol.h"
+#include "dm-subvol-compat.h"
+
+#include <linux/bio.h>
+#include <linux/falloc.h>
+#include <linux/sched/mm.h>
+
+static loff_t subvol_bio_pos(struct subvol_c *sc, struct bio *bio)
+{
+	return (loff_t)dm_target_offset(sc->ti, bio->bi_iter.bi_sector) <<
+		SECTOR_SHIFT;
+}
+
+/*
+ * Out of space on the host must reach the submitter as ENOSPC, not EIO:
+ * qemu's werror=enospc and filesystems act on it.
+ */
+static blk_status_t subvol_errno_to_status(long err)
+{
+	switch (err) {
+	case -ENOSPC:
+	case -EDQUOT:
+		return BLK_STS_NOSPC;
+	case -EOPNOTSUPP:
+		return BLK_STS_NOTSUPP;
+	default:
+		return BLK_STS_IOERR;
+	}
+}
+
+static const char *subvol_op_name(struct bio *bio)
+{
+	switch (bio_op(bio)) {
+	case REQ_OP_READ:
+		return "read";
+	case REQ_OP_WRITE:
+		return bio_sectors(bio) ? "write" : "flush";
+	case REQ_OP_DISCARD:
+		return "discard";
+	case REQ_OP_WRITE_ZEROES:
+		return "write-zeroes";
+	default:
+		return "request";
+	}
+}
+
+/* Complete @bio with the result @ret of the host call.  Any context. */
+static void subvol_io_end(struct subvol_io *io, struct bio *bio, long ret)
+{
+	if (unlikely(ret < 0)) {
+		DMERR_LIMIT("%s: %s of %u bytes at sector %llu failed on %s: %ld",
+			    dm_device_name(io->sc->md), subvol_op_name(bio),
+			    bio->bi_iter.bi_size,
+			    (unsigned long long)bio->bi_iter.bi_sector,
+			    io->sc->path, ret);
+		bio->bi_status = subvol_errno_to_status(ret);
+	}
+	bio_endio(bio);
+}
+
+/* ->ki_complete: may run in interrupt context. */
+static void subvol_rw_complete(struct kiocb *iocb, long ret)
+{
+	struct subvol_io *io = container_of(iocb, struct subvol_io, iocb);
+	struct bio *bio = dm_bio_from_per_bio_data(io, sizeof(*io));
+
+	/* The table checked the file's size, so a short transfer is an error. */
+	if (ret >= 0 && ret != bio->bi_iter.bi_size)
+		ret = -EIO;
+	subvol_io_end(io, bio, ret);
+}
+
+static void subvol_rw(struct subvol_io *io, struct bio *bio)
+{
+	struct file *file = io->sc->file;
+	unsigned int dir = op_is_write(bio_op(bio)) ? ITER_SOURCE : ITER_DEST;
+	unsigned int nr_bvec = 0;
+	struct bvec_iter iter;
+	struct iov_iter to;
+	struct bio_vec bv;
+	ssize_t ret;
+
+	bio_for_each_bvec(bv, bio, iter)
+		nr_bvec++;
+
+	/* A split bio may start inside its first bvec. */
+	iov_iter_bvec(&to, dir, __bvec_iter_bvec(bio->bi_io_vec, bio->bi_iter),
+		      nr_bvec, bio->bi_iter.bi_size);
+	to.iov_offset = bio->bi_iter.bi_bvec_done;
+
+	io->iocb = (struct kiocb) {
+		.ki_filp = file,
+		.ki_pos = subvol_bio_pos(io->sc, bio),
+		.ki_complete = subvol_rw_complete,
+		.ki_flags = IOCB_DIRECT,
+		.ki_ioprio = bio_prio(bio),
+	};
+	/* FUA: the host filesystem syncs the range before completing. */
+	if (bio->bi_opf & REQ_FUA)
+		io->iocb.ki_flags |= IOCB_DSYNC;
+
+	if (dir == ITER_SOURCE)
+		ret = vfs_iocb_iter_write(file, &io->iocb, &to);
+	else
+		ret = vfs_iocb_iter_read(file, &io->iocb, &to);
+
+	/* Unless queued, the host completed or refused it and will not call. */
+	if (ret != -EIOCBQUEUED)
+		subvol_rw_complete(&io->iocb, ret);
+}
+
+/*
+ * Make every completed write durable: fdatasync, which persists the data
+ * and the metadata needed to read it back (allocations, unwritten extent
+ * conversion), and flushes the host device's cache.  That is what a flush
+ * promises.
+ */
+int subvol_io_sync(struct subvol_c *sc)
+{
+	return vfs_fsync(sc->file, 1);
+}
+
+static void subvol_write(struct subvol_io *io, struct bio *bio)
+{
+	/* dm sends flushes as empty bios; a flush with data is handled too. */
+	if (bio->bi_opf & REQ_PREFLUSH) {
+		int r = subvol_io_sync(io->sc);
+
+		if (r || !bio_sectors(bio)) {
+			subvol_io_end(io, bio, r);
+			return;
+		}
+	}
+	subvol_rw(io, bio);
+}
+
+/*
+ * Discard and write-zeroes.  On XFS, fallocate waits for all direct I/O
+ * in flight on the file, so these serialise against the data path.
+ */
+static void subvol_fallocate(struct subvol_io *io, struct bio *bio, int mode)
+{
+	int r;
+
+	r = vfs_fallocate(io->sc->file, mode | FALLOC_FL_KEEP_SIZE,
+			  subvol_bio_pos(io->sc, bio), bio->bi_iter.bi_size);
+	subvol_io_end(io, bio, r);
+}
+
+static void subvol_io_work(struct work_struct *work)
+{
+	struct subvol_io *io = container_of(work, struct subvol_io, work);
+	struct bio *bio = dm_bio_from_per_bio_data(io, sizeof(*io));
+	unsigned int noio_flags;
+
+	/*
+	 * Memory reclaim entered from the host filesystem must not write to
+	 * a block device: it could be this one.  The scope covers every
+	 * allocation the host makes on our behalf here, so the backing
+	 * file's mapping needs no masked gfp flags, unlike loop's buffered
+	 * path.
+	 */
+	noio_flags = memalloc_noio_save();
+
+	switch (bio_op(bio)) {
+	case REQ_OP_READ:
+		subvol_rw(io, bio);
+		break;
+	case REQ_OP_WRITE:
+		subvol_write(io, bio);
+		break;
+	case REQ_OP_DISCARD:
+		subvol_fallocate(io, bio, FALLOC_FL_PUNCH_HOLE);
+		break;
+	case REQ_OP_WRITE_ZEROES:
+		/* Unmapping is allowed unless the submitter said otherwise. */
+		subvol_fallocate(io, bio, (bio->bi_opf & REQ_NOUNMAP) ?
+				 FALLOC_FL_ZERO_RANGE : FALLOC_FL_PUNCH_HOLE);
+		break;
+	default:
+		subvol_io_end(io, bio, -EOPNOTSUPP);
+		break;
+	}
+
+	memalloc_noio_restore(noio_flags);
+}
+
+/* ->map: queue the bio for its host call.  Called from submit_bio(). */
+int subvol_io_map(struct subvol_c *sc, struct bio *bio)
+{
+	struct subvol_io *io = dm_per_bio_data(bio, sizeof(*io));
+
+	/* The block layer only warns about writes to read-only devices. */
+	if (unlikely(!sc->writable && op_is_write(bio_op(bio)) &&
+		     bio_sectors(bio))) {
+		DMERR_LIMIT("%s: %s to a read-only device refused",
+			    dm_device_name(sc->md), subvol_op_name(bio));
+		return DM_MAPIO_KILL;
+	}
+
+	io->sc = sc;
+	INIT_WORK(&io->work, subvol_io_work);
+	queue_work(sc->wq, &io->work);
+	return DM_MAPIO_SUBMITTED;
+}

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Copyright (C) 2026 The dm-subvol authors.
+ *
+ * Internal interfaces of the subvol target: a device whose data lives in a
+ * regular file on a host filesystem, with every request's I/O done through
+ * that filesystem.
+ */
+#ifndef DM_SUBVOL_H
+#define DM_SUBVOL_H
+
+#include <linux/device-mapper.h>
+#include <linux/fs.h>
+#include <linux/list.h>
+#include <linux/workqueue.h>
+
+#define DM_MSG_PREFIX "subvol"
+
+/*
+ * Largest discard or write-zeroes passed to the host in one fallocate call:
+ * a punch holds the file's locks, and with them all other I/O to the file.
+ */
+#define SUBVOL_MAX_FALLOC_SECTORS	(1U << (30 - SECTOR_SHIFT))
+
+/* One instance of the target: one table entry. */
+struct subvol_c {
+	struct dm_target *ti;
+	struct mapped_device *md;
+
+	/* The backing file, opened by the constructor, and its table path. */
+	struct file *file;
+	char *path;
+
+	/* Host filesystem block size in bytes: our logical block size. */
+	unsigned int block_size;
+
+	bool writable;
+	bool ignore_discard;
+
+	/* Runs the file I/O of each bio: one work item per bio. */
+	struct workqueue_struct *wq;
+
+	/* Entry in the list of backing files in use; see dm-subvol-backing.c. */
+	struct list_head in_use;
+};
+
+/* Per-bio state, in the bio's dm per-bio data. */
+struct subvol_io {
+	struct subvol_c *sc;
+	struct work_struct work;
+	struct kiocb iocb;
+};
+
+/* dm-subvol-backing.c: opening, checking and sharing backing files. */
+int subvol_backing_open(struct subvol_c *sc, const char *path, char **error);
+void subvol_backing_close(struct subvol_c *sc);
+int subvol_backing_check_size(struct subvol_c *sc);
+
+/* dm-subvol-io.c: the data path. */
+int subvol_io_map(struct subvol_c *sc, struct bio *bio);
+int subvol_io_sync(struct subvol_c *sc);
+
+#endif /* DM_SUBVOL_H */
