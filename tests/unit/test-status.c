@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Unit tests of userspace/lib/subvol-status.c: the status and table lines
+ * as the kernel prints them, malformed ones, and round trips of paths.
+ */
+#include "subvol-status.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static int passed, failed;
+
+#define CHECK(name, cond) do {						\
+	if (cond) {							\
+		passed++;						\
+		printf("ok - %s\n", name);				\
+	} else {							\
+		failed++;						\
+		printf("not ok - %s (%s:%d: %s)\n", name, __FILE__,	\
+		       __LINE__, #cond);				\
+	}								\
+} while (0)
+
+static void test_status(void)
+{
+	struct subvol_status st;
+	char err[256];
+
+	CHECK("status: a kernel line parses",
+	      subvol_status_parse("1 rw 8 2097152 20480 819200", &st, err, sizeof(err)) == 0);
+	CHECK("status: writable", st.writable);
+	CHECK("status: block", st.block_sectors == 8);
+	CHECK("status: virtual", st.virtual_sectors == 2097152);
+	CHECK("status: backed", st.backed_sectors == 20480);
+	CHECK("status: host free", st.host_free_known && st.host_free_sectors == 819200);
+
+	CHECK("status: read-only, unknown host free",
+	      subvol_status_parse("1 ro 8 16 0 -", &st, err, sizeof(err)) == 0 &&
+	      !st.writable && !st.host_free_known);
+	CHECK("status: fields appended later are ignored",
+	      subvol_status_parse("1 rw 8 16 8 4 99 extra", &st, err, sizeof(err)) == 0 &&
+	      st.host_free_sectors == 4);
+
+	CHECK("status: other format refused",
+	      subvol_status_parse("2 rw 8 16 8 4", &st, err, sizeof(err)) == -1 &&
+	      strstr(err, "format 2"));
+	CHECK("status: missing fields refused",
+	      subvol_status_parse("1 rw 8 16", &st, err, sizeof(err)) == -1 &&
+	      strstr(err, "4 fields"));
+	CHECK("status: empty refused",
+	      subvol_status_parse("", &st, err, sizeof(err)) == -1 &&
+	      strstr(err, "no format"));
+	CHECK("status: unknown mode refused",
+	      subvol_status_parse("1 rx 8 16 8 4", &st, err, sizeof(err)) == -1 &&
+	      strstr(err, "mode \"rx\""));
+	CHECK("status: non-number refused, naming the field",
+	      subvol_status_parse("1 rw 8 16 -3 4", &st, err, sizeof(err)) == -1 &&
+	      strstr(err, "backed size \"-3\""));
+	CHECK("status: overflow refused",
+	      subvol_status_parse("1 rw 8 99999999999999999999 0 4", &st, err,
+				  sizeof(err)) == -1);
+}
+
+static void test_table(void)
+{
+	char out[256], path[256], err[256];
+	bool ignore;
+	int len;
+
+	len = subvol_table_params(out, sizeof(out), "/srv/pool/vm 1\\x", true);
+	CHECK("table: path escaped, feature added",
+	      len > 0 && !strcmp(out, "/srv/pool/vm\\ 1\\\\x 1 ignore_discard"));
+	CHECK("table: escaped path parses back",
+	      subvol_table_parse(out, path, sizeof(path), &ignore, err, sizeof(err)) == 0 &&
+	      !strcmp(path, "/srv/pool/vm 1\\x") && ignore);
+	CHECK("table: plain path without features",
+	      subvol_table_parse("/a/b", path, sizeof(path), &ignore, err, sizeof(err)) == 0 &&
+	      !strcmp(path, "/a/b") && !ignore);
+	CHECK("table: relative path refused",
+	      subvol_table_params(out, sizeof(out), "a/b", false) == -1);
+	CHECK("table: output too small refused",
+	      subvol_table_params(out, 5, "/a/b/c", false) == -1);
+	CHECK("table: unknown feature refused",
+	      subvol_table_parse("/a 1 frob", path, sizeof(path), &ignore, err, sizeof(err)) == -1 &&
+	      strstr(err, "frob"));
+	CHECK("table: short feature list refused",
+	      subvol_table_parse("/a 2 ignore_discard", path, sizeof(path), &ignore, err,
+				 sizeof(err)) == -1 && strstr(err, "2 features announced"));
+	CHECK("table: trailing words refused",
+	      subvol_table_parse("/a 1 ignore_discard x", path, sizeof(path), &ignore, err,
+				 sizeof(err)) == -1);
+	CHECK("table: path too long refused",
+	      subvol_table_parse("/abcdef", path, 4, &ignore, err, sizeof(err)) == -1);
+}
+
+int main(void)
+{
+	test_status();
+	test_table();
+	printf("%d passed, %d failed\n", passed, failed);
+	return failed != 0;
+}

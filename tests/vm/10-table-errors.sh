@@ -1,0 +1,148 @@
+# Every way a subvol table line can be wrong is refused by the constructor
+# with its own message, and refusing leaves nothing behind: the good
+# device keeps its table and data, and the module can be unloaded at the end.
+. /src/tests/lib/vmtest.sh
+. /src/tests/lib/subvol.sh
+
+host_xfs
+backing "$HOST/img" 64
+MIB64=$((64 * SECTORS_PER_MIB))
+
+# refuse NAME MESSAGE TABLE: loading TABLE fails and the kernel says MESSAGE.
+refuse() {
+	local name=$1 message=$2 table=$3 log
+	kmsg_mark
+	if dmsetup create bad --table "$table" 2>/dev/null; then
+		dmsetup remove bad
+		check_eq "$name: refused" "refused" "accepted"
+		return
+	fi
+	dmsetup remove bad 2>/dev/null || true
+	log=$(kmsg_since_mark)
+	check "$name: kernel says '$message'" grep -qF "subvol: $message" <<<"$log"
+}
+
+refuse "no arguments" "Invalid argument count" "0 $MIB64 subvol"
+refuse "missing file" "Backing file not found" "0 $MIB64 subvol $HOST/nothing"
+refuse "missing directory" "Backing file not found" "0 $MIB64 subvol $HOST/nodir/img"
+refuse "relative path" "Backing file path must be absolute" "0 $MIB64 subvol img"
+refuse "directory" "Backing file is not a regular file" "0 $MIB64 subvol $HOST"
+refuse "block device" "Backing file is not a regular file" "0 $MIB64 subvol $SCRATCH_DEV"
+mkfifo "$HOST/fifo"
+refuse "fifo" "Backing file is not a regular file" "0 $MIB64 subvol $HOST/fifo"
+
+backing "$HOST/locked" 64
+xfs_io -c "chattr +i" "$HOST/locked"
+refuse "immutable file" "Permission denied opening backing file" "0 $MIB64 subvol $HOST/locked"
+xfs_io -c "chattr -i" "$HOST/locked"
+
+refuse "file too short" "Backing file is shorter than the target length" \
+	"0 $((MIB64 + 8)) subvol $HOST/img"
+refuse "length not a block multiple" \
+	"Length is not a multiple of the backing filesystem block size" \
+	"0 $((MIB64 - 1)) subvol $HOST/img"
+
+# tmpfs in 6.1 has no direct I/O.
+mkdir -p /mnt/tmpfs
+mount -t tmpfs -o size=80m tmpfs /mnt/tmpfs
+truncate -s 64M /mnt/tmpfs/img
+refuse "no direct I/O (tmpfs)" "Backing filesystem does not support direct I/O" \
+	"0 $MIB64 subvol /mnt/tmpfs/img"
+
+# vfat has direct I/O and fallocate, but cannot punch holes.
+truncate -s 100M /mnt/tmpfs/vfat.img
+loopdev=$(losetup --find --show /mnt/tmpfs/vfat.img)
+mkfs.vfat "$loopdev" >/dev/null
+mkdir -p /mnt/vfat
+mount -t vfat "$loopdev" /mnt/vfat
+truncate -s 64M /mnt/vfat/img
+refuse "no hole punching (vfat)" "Backing filesystem does not support hole punching" \
+	"0 $MIB64 subvol /mnt/vfat/img"
+# A read-only table needs no hole punching.
+check "read-only table on vfat accepted" \
+	dmsetup create vfatro --readonly --table "0 $MIB64 subvol /mnt/vfat/img"
+dmsetup remove vfatro 2>/dev/null || true
+
+mount -o remount,ro /mnt/vfat
+refuse "read-only host filesystem" "Backing file is on a read-only filesystem" \
+	"0 $MIB64 subvol /mnt/vfat/img"
+umount /mnt/vfat
+losetup -d "$loopdev"
+
+# Features.
+refuse "feature count not a number" "Feature count is not a number" \
+	"0 $MIB64 subvol $HOST/img x ignore_discard"
+refuse "feature count too large" "Feature count is larger than the features given" \
+	"0 $MIB64 subvol $HOST/img 2 ignore_discard"
+refuse "arguments after features" "Too many arguments after the features" \
+	"0 $MIB64 subvol $HOST/img 1 ignore_discard extra"
+refuse "unknown feature" "Unknown feature" "0 $MIB64 subvol $HOST/img 1 discard_please"
+refuse "duplicate feature" "Feature given twice" \
+	"0 $MIB64 subvol $HOST/img 2 ignore_discard ignore_discard"
+
+# Sharing: one file, one device.
+check "good device created" subvol_create good "$HOST/img" 64
+dd if=/dev/urandom of=/dev/mapper/good bs=1M count=4 oflag=direct status=none
+before=$(sha /dev/mapper/good)
+refuse "file used by another device" "Backing file is already used by another subvol device" \
+	"0 $MIB64 subvol $HOST/img"
+backing "$HOST/img2" 64
+kmsg_mark
+if printf '0 %s subvol %s\n%s %s subvol %s\n' "$MIB64" "$HOST/img2" "$MIB64" "$MIB64" "$HOST/img2" |
+	dmsetup create twice 2>/dev/null; then
+	dmsetup remove twice
+	check_eq "one table naming a file twice: refused" refused accepted
+else
+	check "one table naming a file twice: refused" \
+		grep -qF "Backing file is already used by another subvol device" <<<"$(kmsg_since_mark)"
+fi
+
+# A reload of the same device with the same file (a resize) is allowed.
+check "reload of the same device with its own file" \
+	dmsetup reload good --table "0 $MIB64 subvol $HOST/img 1 ignore_discard"
+check "resume after reload" dmsetup resume good
+check_eq "data intact after reload" "$before" "$(sha /dev/mapper/good)"
+
+# A file on a filesystem on the device itself, directly or through another
+# subvol device, would send the device's I/O back into itself.
+backing "$HOST/outer" 512
+subvol_create outer "$HOST/outer" 512
+mkfs.xfs -q /dev/mapper/outer
+mkdir -p /mnt/outer
+mount /dev/mapper/outer /mnt/outer
+backing /mnt/outer/inner 400
+kmsg_mark
+if dmsetup reload outer --table "0 $((512 * SECTORS_PER_MIB)) subvol /mnt/outer/inner" 2>/dev/null; then
+	check_eq "file on the device itself: refused" refused accepted
+else
+	check "file on the device itself: refused" \
+		grep -qF "Backing file lives on the device itself" <<<"$(kmsg_since_mark)"
+fi
+check "nested device on a file inside another is fine" \
+	subvol_create inner /mnt/outer/inner 400
+mkfs.xfs -q /dev/mapper/inner
+mkdir -p /mnt/inner
+mount /dev/mapper/inner /mnt/inner
+backing /mnt/inner/deep 512
+kmsg_mark
+if dmsetup reload outer --table "0 $((512 * SECTORS_PER_MIB)) subvol /mnt/inner/deep" 2>/dev/null; then
+	check_eq "file on the device through another subvol: refused" refused accepted
+else
+	check "file on the device through another subvol: refused" \
+		grep -qF "Backing file lives on the device itself" <<<"$(kmsg_since_mark)"
+fi
+umount /mnt/inner
+dmsetup remove inner
+umount /mnt/outer
+dmsetup remove outer
+
+check_eq "good device untouched by the refusals" "$before" "$(sha /dev/mapper/good)"
+check_eq "good device's table" "0 $MIB64 subvol $HOST/img 1 ignore_discard" \
+	"$(dmsetup table good)"
+dmsetup remove good
+check "no device left over" test -z "$(dmsetup ls | grep -v '^No devices' | grep -v hostdev)"
+check "module unloads: nothing holds it" rmmod dm_subvol
+umount /mnt/tmpfs
+check "host filesystem unmounts: no file left open" umount "$HOST"
+
+finish

@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Parsing and building the subvol target's status and table lines.
+ */
+#include "subvol-status.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <linux/dm-subvol.h>
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (errlen) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+/* Split params at whitespace; returns the number of words, at most max. */
+static size_t split_words(char *buf, char **words, size_t max)
+{
+	size_t n = 0;
+	char *save, *w;
+
+	for (w = strtok_r(buf, " \t\n", &save); w && n < max;
+	     w = strtok_r(NULL, " \t\n", &save))
+		words[n++] = w;
+	return n;
+}
+
+static int parse_u64(const char *word, uint64_t *value)
+{
+	char *end;
+
+	if (!isdigit((unsigned char)word[0]))
+		return -1;
+	errno = 0;
+	*value = strtoull(word, &end, 10);
+	return (errno || *end) ? -1 : 0;
+}
+
+static const char *const field_names[DM_SUBVOL_STATUS_NR_FIELDS] = {
+	[DM_SUBVOL_STATUS_FORMAT_NR] = "format",
+	[DM_SUBVOL_STATUS_MODE] = "mode",
+	[DM_SUBVOL_STATUS_BLOCK_SECTORS] = "block size",
+	[DM_SUBVOL_STATUS_VIRTUAL] = "virtual size",
+	[DM_SUBVOL_STATUS_BACKED] = "backed size",
+	[DM_SUBVOL_STATUS_HOST_FREE] = "host free space",
+};
+
+int subvol_status_parse(const char *params, struct subvol_status *st,
+			char *err, size_t errlen)
+{
+	char *words[DM_SUBVOL_STATUS_NR_FIELDS];
+	uint64_t *numbers[DM_SUBVOL_STATUS_NR_FIELDS] = {
+		[DM_SUBVOL_STATUS_BLOCK_SECTORS] = &st->block_sectors,
+		[DM_SUBVOL_STATUS_VIRTUAL] = &st->virtual_sectors,
+		[DM_SUBVOL_STATUS_BACKED] = &st->backed_sectors,
+	};
+	uint64_t format;
+	char *buf;
+	size_t n;
+	int i, r = -1;
+
+	memset(st, 0, sizeof(*st));
+	buf = strdup(params);
+	if (!buf)
+		return fail(err, errlen, "status: %s", strerror(errno));
+	n = split_words(buf, words, DM_SUBVOL_STATUS_NR_FIELDS);
+
+	if (n < 1 || parse_u64(words[0], &format)) {
+		fail(err, errlen, "status: no format number in \"%s\"", params);
+		goto out;
+	}
+	if (format != DM_SUBVOL_STATUS_FORMAT) {
+		fail(err, errlen, "status: format %" PRIu64 ", this tool reads format %d",
+		     format, DM_SUBVOL_STATUS_FORMAT);
+		goto out;
+	}
+	st->format = format;
+	if (n < DM_SUBVOL_STATUS_NR_FIELDS) {
+		fail(err, errlen, "status: %zu fields, at least %d expected",
+		     n, DM_SUBVOL_STATUS_NR_FIELDS);
+		goto out;
+	}
+
+	if (!strcmp(words[DM_SUBVOL_STATUS_MODE], DM_SUBVOL_MODE_RW)) {
+		st->writable = true;
+	} else if (strcmp(words[DM_SUBVOL_STATUS_MODE], DM_SUBVOL_MODE_RO)) {
+		fail(err, errlen, "status: unknown mode \"%s\"",
+		     words[DM_SUBVOL_STATUS_MODE]);
+		goto out;
+	}
+
+	for (i = 0; i < DM_SUBVOL_STATUS_NR_FIELDS; i++) {
+		if (!numbers[i])
+			continue;
+		if (parse_u64(words[i], numbers[i])) {
+			fail(err, errlen, "status: %s \"%s\" is not a number",
+			     field_names[i], words[i]);
+			goto out;
+		}
+	}
+
+	if (strcmp(words[DM_SUBVOL_STATUS_HOST_FREE], DM_SUBVOL_STATUS_UNKNOWN)) {
+		if (parse_u64(words[DM_SUBVOL_STATUS_HOST_FREE], &st->host_free_sectors)) {
+			fail(err, errlen, "status: %s \"%s\" is not a number",
+			     field_names[DM_SUBVOL_STATUS_HOST_FREE],
+			     words[DM_SUBVOL_STATUS_HOST_FREE]);
+			goto out;
+		}
+		st->host_free_known = true;
+	}
+	r = 0;
+out:
+	free(buf);
+	return r;
+}
+
+int subvol_table_params(char *out, size_t outlen, const char *path,
+			bool ignore_discard)
+{
+	size_t len = 0;
+	const char *p;
+
+	if (path[0] != '/')
+		return -1;
+	for (p = path; *p; p++) {
+		if (isspace((unsigned char)*p) || *p == '\\') {
+			if (len + 1 >= outlen)
+				return -1;
+			out[len++] = '\\';
+		}
+		if (len + 1 >= outlen)
+			return -1;
+		out[len++] = *p;
+	}
+	out[len] = '\0';
+	if (ignore_discard) {
+		int r = snprintf(out + len, outlen - len, " 1 %s",
+				 DM_SUBVOL_FEATURE_IGNORE_DISCARD);
+
+		if (r < 0 || (size_t)r >= outlen - len)
+			return -1;
+		len += r;
+	}
+	return len;
+}
+
+int subvol_table_parse(const char *params, char *path, size_t pathlen,
+		       bool *ignore_discard, char *err, size_t errlen)
+{
+	const char *p = params;
+	size_t len = 0;
+	uint64_t count, i;
+	char word[64];
+	int used;
+
+	*ignore_discard = false;
+	/* The path: up to the first unescaped whitespace. */
+	for (; *p && !isspace((unsigned char)*p); p++) {
+		if (*p == '\\' && p[1])
+			p++;
+		if (len + 1 >= pathlen)
+			return fail(err, errlen, "table: backing file path too long");
+		path[len++] = *p;
+	}
+	path[len] = '\0';
+	if (!len)
+		return fail(err, errlen, "table: no backing file");
+
+	while (isspace((unsigned char)*p))
+		p++;
+	if (!*p)
+		return 0;
+	if (sscanf(p, "%63s%n", word, &used) != 1 || parse_u64(word, &count))
+		return fail(err, errlen, "table: feature count \"%s\" is not a number", p);
+	p += used;
+	for (i = 0; i < count; i++) {
+		if (sscanf(p, "%63s%n", word, &used) != 1)
+			return fail(err, errlen, "table: %" PRIu64 " features announced, %" PRIu64 " given",
+				    count, i);
+		p += used;
+		if (!strcmp(word, DM_SUBVOL_FEATURE_IGNORE_DISCARD))
+			*ignore_discard = true;
+		else
+			return fail(err, errlen, "table: unknown feature \"%s\"", word);
+	}
+	while (isspace((unsigned char)*p))
+		p++;
+	if (*p)
+		return fail(err, errlen, "table: unexpected \"%s\" after the features", p);
+	return 0;
+}

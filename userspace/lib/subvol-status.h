@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Parsing the subvol target's status and table lines, and building table
+ * lines, for the tool and the tests.  The layout is defined by
+ * include/uapi/linux/dm-subvol.h.
+ */
+#ifndef SUBVOL_STATUS_H
+#define SUBVOL_STATUS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct subvol_status {
+	unsigned int format;
+	bool writable;
+	uint64_t block_sectors;
+	uint64_t virtual_sectors;
+	uint64_t backed_sectors;
+	bool host_free_known;
+	uint64_t host_free_sectors;
+};
+
+/*
+ * Parse the target's INFO status parameters (what follows "<start>
+ * <length> subvol").  Fields after the known ones are ignored, as the
+ * uapi header requires.  Returns 0, or -1 with a one-line reason in err.
+ */
+int subvol_status_parse(const char *params, struct subvol_status *st,
+			char *err, size_t errlen);
+
+/*
+ * Write "<backing_file> [<#features> <feature>...]" to out, escaping
+ * whitespace and backslashes in the path as the kernel's table parser
+ * expects.  Returns the length, or -1 if out is too small or the path is
+ * not absolute.
+ */
+int subvol_table_params(char *out, size_t outlen, const char *path,
+			bool ignore_discard);
+
+/*
+ * Parse the TABLE parameters back: the unescaped path into path, and the
+ * features.  Returns 0, or -1 with a reason in err.
+ */
+int subvol_table_parse(const char *params, char *path, size_t pathlen,
+		       bool *ignore_discard, char *err, size_t errlen);
+
+#endif
