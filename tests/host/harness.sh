@@ -1,0 +1,86 @@
+#!/bin/bash
+# Host-side test of the VM harness: runs scripts/vm-run several times (each
+# boot takes ~10 s) and checks its exit statuses, output, $OUT and --disk.
+set -uo pipefail
+# shellcheck source=SCRIPTDIR/../lib/hosttest.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/hosttest.sh"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/harness-test.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+# script NAME <<END: write the VM test script $work/NAME.sh.
+script() { cat >"$work/$1.sh"; }
+
+# show OUTPUT: the output of a failed check, in the checks' format.
+show() { while IFS= read -r line; do echo "#   $line"; done <<<"$1"; }
+
+# (a) the in-VM harness test passes and its $OUT comes back.
+check "00-harness.sh passes in the VM" "$VM_RUN" --out "$work/out" "$ROOT/tests/vm/00-harness.sh"
+check_eq "its OUT file came back" "harness ok $("$ROOT/scripts/kernel-version")" "$(cat "$work/out/harness.txt" 2>&1)"
+check "the console log is saved in --out" grep -q 'Linux version' "$work/out/console.log"
+
+# ARGS arrive as given; the last output line, written just before the VM
+# ends, is not lost.
+script args <<'END'
+printf '<%s>' "$@"
+echo
+echo "last line"
+END
+out=$("$VM_RUN" "$work/args.sh" 'a b' '' "c'd" 2>&1)
+check_eq "ARGS are passed as given" "<a b><><c'd>" "$(head -n 1 <<<"$out")"
+check_eq "the script's last output line arrives" "last line" "$(tail -n 1 <<<"$out")"
+
+# (b) a kernel WARNING fails the run.
+script warn <<<'echo "WARNING: CPU: 0 PID: 1 at test" >/dev/kmsg'
+out=$("$VM_RUN" "$work/warn.sh" 2>&1)
+check_eq "a kernel WARNING makes vm-run exit 3" 3 $? || show "$out"
+check "vm-run prints the WARNING line" grep -q '^vm-run: kernel reported: .*WARNING: CPU: 0 PID: 1 at test' <<<"$out"
+
+# (c) the script's exit status is vm-run's.
+script exit7 <<<'exit 7'
+check_status "a script exiting 7 makes vm-run exit 7" 7 "$VM_RUN" "$work/exit7.sh"
+
+# (d) vm-powercut ends the run with 0; what was synced before it is there
+# in the next boot with the same --disk (XFS replays its log).
+script cut1 <<'END'
+set -e
+mkfs.xfs -q "$SCRATCH_DEV"
+mkdir /mnt/x
+mount "$SCRATCH_DEV" /mnt/x
+echo before-the-cut >/mnt/x/file
+sync
+echo saved >"$OUT/cut1"
+vm-powercut
+echo "after the cut"
+END
+out=$("$VM_RUN" --disk "$work/disk.img" --disk-size 1G --out "$work/cut1" "$work/cut1.sh" 2>&1)
+check_eq "vm-powercut makes vm-run exit 0" 0 $? || show "$out"
+check_fails "nothing runs after vm-powercut" grep -q 'after the cut' <<<"$out"
+check_eq "OUT is saved at a power cut" saved "$(cat "$work/cut1/cut1" 2>&1)"
+script cut2 <<'END'
+set -e
+mkdir /mnt/x
+mount "$SCRATCH_DEV" /mnt/x
+cat /mnt/x/file
+END
+check_eq "the synced file is there in the next boot" before-the-cut \
+	"$("$VM_RUN" --disk "$work/disk.img" "$work/cut2.sh" 2>&1)"
+
+# A VM that ends before the script does, and one that hangs.
+script poweroff <<<'echo o >/proc/sysrq-trigger; sleep 60'
+out=$("$VM_RUN" "$work/poweroff.sh" 2>&1)
+check_eq "a VM that stops early makes vm-run exit 125" 125 $? || show "$out"
+check "vm-run says so" grep -qx 'vm-run: VM stopped before SCRIPT finished' <<<"$out"
+script hang <<<'sleep 600'
+check_status "a timeout makes vm-run exit 124" 124 "$VM_RUN" --timeout 20 "$work/hang.sh"
+
+# (e) usage errors exit 2 without booting anything.
+check_status "no SCRIPT: exit 2" 2 "$VM_RUN"
+check_status "unknown option: exit 2" 2 "$VM_RUN" --bogus "$work/exit7.sh"
+check_status "missing SCRIPT file: exit 2" 2 "$VM_RUN" "$work/no-such-script.sh"
+check_status "option without a value: exit 2" 2 "$VM_RUN" --mem
+check_status "non-numeric --mem: exit 2" 2 "$VM_RUN" --mem lots "$work/exit7.sh"
+check_status "bad --disk-size: exit 2" 2 "$VM_RUN" --disk-size 4X "$work/exit7.sh"
+check "--help prints usage" grep -q '^usage: scripts/vm-run' <("$VM_RUN" --help)
+
+finish
