@@ -14,6 +14,8 @@
 #include <linux/file.h>
 #include <linux/mutex.h>
 #include <linux/namei.h>
+#include <linux/stat.h>
+#include <linux/statfs.h>
 
 /*
  * Every constructed target is on subvol_in_use, protected by
@@ -257,4 +259,33 @@ int subvol_backing_check_size(struct subvol_c *sc)
 		return -EINVAL;
 	}
 	return 0;
+}
+
+/*
+ * Sectors allocated to the backing file on the host.  Asks the filesystem:
+ * XFS does not keep inode->i_blocks, it computes st_blocks in ->getattr.
+ * May sleep.
+ */
+int subvol_backing_allocated(struct subvol_c *sc, u64 *sectors)
+{
+	struct kstat stat;
+	int r;
+
+	r = vfs_getattr(&sc->file->f_path, &stat, STATX_BLOCKS,
+			AT_STATX_SYNC_AS_STAT);
+	if (!r)
+		*sectors = stat.blocks;
+	return r;
+}
+
+/* Sectors free on the host filesystem for ordinary writers.  May sleep. */
+int subvol_backing_host_free(struct subvol_c *sc, u64 *sectors)
+{
+	struct kstatfs st;
+	int r;
+
+	r = vfs_statfs(&sc->file->f_path, &st);
+	if (!r)
+		*sectors = (st.f_bavail * st.f_bsize) >> SECTOR_SHIFT;
+	return r;
 }

@@ -14,10 +14,8 @@
 
 #include "dm-subvol.h"
 
-#include <linux/ctype.h>
 #include <linux/module.h>
 #include <linux/slab.h>
-#include <linux/statfs.h>
 #include <uapi/linux/dm-subvol.h>
 
 /* Bound on the feature count, well above the features there are. */
@@ -197,18 +195,6 @@ static int subvol_preresume(struct dm_target *ti)
  *----------------------------------------------------------------
  */
 
-/* Emit @path so that the table parser reads it back unchanged. */
-static unsigned int subvol_emit_path(const char *path, char *result,
-				     unsigned int maxlen, unsigned int sz)
-{
-	for (; *path; path++) {
-		if (isspace(*path) || *path == '\\')
-			DMEMIT("\\");
-		DMEMIT("%c", *path);
-	}
-	return sz;
-}
-
 /*
  * INFO: <format> <mode> <block_sectors> <virtual_sectors> <backed_sectors>
  *       <host_free_sectors>, as enum dm_subvol_status_field orders them.
@@ -218,26 +204,33 @@ static void subvol_status(struct dm_target *ti, status_type_t type,
 			  unsigned int maxlen)
 {
 	struct subvol_c *sc = ti->private;
-	struct kstatfs st;
 	unsigned int sz = 0;
+	u64 sectors;
 
 	switch (type) {
 	case STATUSTYPE_INFO:
-		DMEMIT("%u %s %u %llu %llu ", DM_SUBVOL_STATUS_FORMAT,
+		DMEMIT("%u %s %u %llu ", DM_SUBVOL_STATUS_FORMAT,
 		       sc->writable ? DM_SUBVOL_MODE_RW : DM_SUBVOL_MODE_RO,
 		       sc->block_size >> SECTOR_SHIFT,
-		       (unsigned long long)ti->len,
-		       (unsigned long long)(inode_get_bytes(file_inode(sc->file)) >>
-					    SECTOR_SHIFT));
-		if (vfs_statfs(&sc->file->f_path, &st))
+		       (unsigned long long)ti->len);
+		/* Either size may be unreadable, e.g. on a shut down host. */
+		if (subvol_backing_allocated(sc, &sectors))
+			DMEMIT(DM_SUBVOL_STATUS_UNKNOWN " ");
+		else
+			DMEMIT("%llu ", (unsigned long long)sectors);
+		if (subvol_backing_host_free(sc, &sectors))
 			DMEMIT(DM_SUBVOL_STATUS_UNKNOWN);
 		else
-			DMEMIT("%llu", (unsigned long long)
-			       ((st.f_bavail * st.f_bsize) >> SECTOR_SHIFT));
+			DMEMIT("%llu", (unsigned long long)sectors);
 		break;
 
 	case STATUSTYPE_TABLE:
-		sz = subvol_emit_path(sc->path, result, maxlen, sz);
+		/*
+		 * The path as the constructor got it: libdevmapper escapes
+		 * backslashes itself when it loads a table, so printing them
+		 * escaped would not survive "dmsetup table | dmsetup load".
+		 */
+		DMEMIT("%s", sc->path);
 		if (sc->ignore_discard)
 			DMEMIT(" 1 " DM_SUBVOL_FEATURE_IGNORE_DISCARD);
 		break;

@@ -55,6 +55,8 @@ struct subvol_io {
 int subvol_backing_open(struct subvol_c *sc, const char *path, char **error);
 void subvol_backing_close(struct subvol_c *sc);
 int subvol_backing_check_size(struct subvol_c *sc);
+int subvol_backing_allocated(struct subvol_c *sc, u64 *sectors);
+int subvol_backing_host_free(struct subvol_c *sc, u64 *sectors);
 
 /* dm-subvol-io.c: the data path. */
 int subvol_io_map(struct subvol_c *sc, struct bio *bio);

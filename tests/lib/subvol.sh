@@ -39,6 +39,12 @@ status_field() {
 	dmsetup status "$1" | awk -v i="$2" '{ print $(i + 4) }'
 }
 
+# queue_dir NAME: the sysfs queue directory of a dm device (no udev here,
+# so /dev/mapper/NAME is a node, not a link to dm-N).
+queue_dir() {
+	echo "/sys/block/$(dmsetup info -c --noheadings -o blkdevname "$1")/queue"
+}
+
 # allocated_bytes FILE: bytes the host has allocated to FILE.
 allocated_bytes() {
 	echo $(($(stat -c '%b' "$1") * 512))

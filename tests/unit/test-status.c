@@ -67,12 +67,16 @@ static void test_table(void)
 	bool ignore;
 	int len;
 
-	len = subvol_table_params(out, sizeof(out), "/srv/pool/vm 1\\x", true);
-	CHECK("table: path escaped, feature added",
-	      len > 0 && !strcmp(out, "/srv/pool/vm\\ 1\\\\x 1 ignore_discard"));
-	CHECK("table: escaped path parses back",
+	len = subvol_table_params(out, sizeof(out), "/srv/pool/vm\\1", true);
+	CHECK("table: path as is, feature added",
+	      len > 0 && !strcmp(out, "/srv/pool/vm\\1 1 ignore_discard"));
+	CHECK("table: parses back",
 	      subvol_table_parse(out, path, sizeof(path), &ignore, err, sizeof(err)) == 0 &&
-	      !strcmp(path, "/srv/pool/vm 1\\x") && ignore);
+	      !strcmp(path, "/srv/pool/vm\\1") && ignore);
+	CHECK("table: path with a space refused",
+	      subvol_table_params(out, sizeof(out), "/srv/pool/vm 1", false) == -1);
+	CHECK("table: path with a tab refused",
+	      subvol_table_params(out, sizeof(out), "/srv/pool/vm\t1", false) == -1);
 	CHECK("table: plain path without features",
 	      subvol_table_parse("/a/b", path, sizeof(path), &ignore, err, sizeof(err)) == 0 &&
 	      !strcmp(path, "/a/b") && !ignore);

@@ -32,9 +32,9 @@ mkfifo "$HOST/fifo"
 refuse "fifo" "Backing file is not a regular file" "0 $MIB64 subvol $HOST/fifo"
 
 backing "$HOST/locked" 64
-xfs_io -c "chattr +i" "$HOST/locked"
+xfs_io -r -c "chattr +i" "$HOST/locked"
 refuse "immutable file" "Permission denied opening backing file" "0 $MIB64 subvol $HOST/locked"
-xfs_io -c "chattr -i" "$HOST/locked"
+xfs_io -r -c "chattr -i" "$HOST/locked"
 
 refuse "file too short" "Backing file is shorter than the target length" \
 	"0 $((MIB64 + 8)) subvol $HOST/img"
@@ -52,7 +52,7 @@ refuse "no direct I/O (tmpfs)" "Backing filesystem does not support direct I/O" 
 # vfat has direct I/O and fallocate, but cannot punch holes.
 truncate -s 100M /mnt/tmpfs/vfat.img
 loopdev=$(losetup --find --show /mnt/tmpfs/vfat.img)
-mkfs.vfat "$loopdev" >/dev/null
+mkfs.vfat "$loopdev" >/dev/null 2>&1
 mkdir -p /mnt/vfat
 mount -t vfat "$loopdev" /mnt/vfat
 truncate -s 64M /mnt/vfat/img
@@ -112,7 +112,7 @@ mkdir -p /mnt/outer
 mount /dev/mapper/outer /mnt/outer
 backing /mnt/outer/inner 400
 kmsg_mark
-if dmsetup reload outer --table "0 $((512 * SECTORS_PER_MIB)) subvol /mnt/outer/inner" 2>/dev/null; then
+if dmsetup reload outer --table "0 $((400 * SECTORS_PER_MIB)) subvol /mnt/outer/inner" 2>/dev/null; then
 	check_eq "file on the device itself: refused" refused accepted
 else
 	check "file on the device itself: refused" \

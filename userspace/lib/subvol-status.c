@@ -130,31 +130,20 @@ out:
 int subvol_table_params(char *out, size_t outlen, const char *path,
 			bool ignore_discard)
 {
-	size_t len = 0;
 	const char *p;
+	int r;
 
 	if (path[0] != '/')
 		return -1;
-	for (p = path; *p; p++) {
-		if (isspace((unsigned char)*p) || *p == '\\') {
-			if (len + 1 >= outlen)
-				return -1;
-			out[len++] = '\\';
-		}
-		if (len + 1 >= outlen)
+	/* libdevmapper passes whitespace through unescaped: it would split. */
+	for (p = path; *p; p++)
+		if (isspace((unsigned char)*p))
 			return -1;
-		out[len++] = *p;
-	}
-	out[len] = '\0';
-	if (ignore_discard) {
-		int r = snprintf(out + len, outlen - len, " 1 %s",
-				 DM_SUBVOL_FEATURE_IGNORE_DISCARD);
-
-		if (r < 0 || (size_t)r >= outlen - len)
-			return -1;
-		len += r;
-	}
-	return len;
+	r = snprintf(out, outlen, "%s%s", path,
+		     ignore_discard ? " 1 " DM_SUBVOL_FEATURE_IGNORE_DISCARD : "");
+	if (r < 0 || (size_t)r >= outlen)
+		return -1;
+	return r;
 }
 
 int subvol_table_parse(const char *params, char *path, size_t pathlen,
@@ -167,10 +156,8 @@ int subvol_table_parse(const char *params, char *path, size_t pathlen,
 	int used;
 
 	*ignore_discard = false;
-	/* The path: up to the first unescaped whitespace. */
+	/* The path: up to the first whitespace. */
 	for (; *p && !isspace((unsigned char)*p); p++) {
-		if (*p == '\\' && p[1])
-			p++;
 		if (len + 1 >= pathlen)
 			return fail(err, errlen, "table: backing file path too long");
 		path[len++] = *p;

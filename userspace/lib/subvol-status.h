@@ -30,17 +30,16 @@ int subvol_status_parse(const char *params, struct subvol_status *st,
 			char *err, size_t errlen);
 
 /*
- * Write "<backing_file> [<#features> <feature>...]" to out, escaping
- * whitespace and backslashes in the path as the kernel's table parser
- * expects.  Returns the length, or -1 if out is too small or the path is
- * not absolute.
+ * Write "<backing_file> [<#features> <feature>...]" to out.  Returns the
+ * length, or -1 if out is too small, or the path is not absolute or holds
+ * whitespace (which no device-mapper table loaded through libdevmapper
+ * can carry: libdevmapper escapes backslashes, not spaces).
  */
 int subvol_table_params(char *out, size_t outlen, const char *path,
 			bool ignore_discard);
 
 /*
- * Parse the TABLE parameters back: the unescaped path into path, and the
- * features.  Returns 0, or -1 with a reason in err.
+ * Parse the TABLE parameters back: the path into path, and the features.  Returns 0, or -1 with a reason in err.
  */
 int subvol_table_parse(const char *params, char *path, size_t pathlen,
 		       bool *ignore_discard, char *err, size_t errlen);
