@@ -22,7 +22,14 @@
  */
 #define SUBVOL_MAX_FALLOC_SECTORS	(1U << (30 - SECTOR_SHIFT))
 
-/* One instance of the target: one table entry. */
+/*
+ * One instance of the target: one table entry.
+ *
+ * Locking: every field is set by the constructor and read-only afterwards,
+ * except in_use, which belongs to subvol_in_use_lock (dm-subvol-backing.c).
+ * So ->map, ->status and I/O completions, which run concurrently, need no
+ * lock of their own; the host filesystem serialises access to the file.
+ */
 struct subvol_c {
 	struct dm_target *ti;
 	struct mapped_device *md;
