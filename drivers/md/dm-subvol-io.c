@@ -163,20 +163,10 @@ static void subvol_fallocate(struct subvol_io *io, struct bio *bio, int mode)
 	subvol_io_end(io, bio, r);
 }
 
-static void subvol_io_work(struct work_struct *work)
+/* Run the host call of one bio.  Process context; may sleep. */
+static void subvol_io_dispatch(struct subvol_io *io)
 {
-	struct subvol_io *io = container_of(work, struct subvol_io, work);
 	struct bio *bio = dm_bio_from_per_bio_data(io, sizeof(*io));
-	unsigned int noio_flags;
-
-	/*
-	 * Memory reclaim entered from the host filesystem must not write to
-	 * a block device: it could be this one.  The scope covers every
-	 * allocation the host makes on our behalf here, so the backing
-	 * file's mapping needs no masked gfp flags, unlike loop's buffered
-	 * path.
-	 */
-	noio_flags = memalloc_noio_save();
 
 	switch (bio_op(bio)) {
 	case REQ_OP_READ:
@@ -197,7 +187,38 @@ static void subvol_io_work(struct work_struct *work)
 		subvol_io_end(io, bio, -EOPNOTSUPP);
 		break;
 	}
+}
 
+/*
+ * Memory reclaim entered from the host filesystem must not write to a
+ * block device: it could be this one.  The scope covers every allocation
+ * the host makes on our behalf, so the backing file's mapping needs no
+ * masked gfp flags, unlike loop's buffered path.
+ */
+static void subvol_queue_work(struct work_struct *work)
+{
+	struct subvol_queue *q = container_of(work, struct subvol_queue, work);
+	struct subvol_io *io, *next;
+	struct llist_node *batch;
+	unsigned int noio_flags;
+
+	noio_flags = memalloc_noio_save();
+	while ((batch = llist_del_all(&q->bios))) {
+		/* Oldest first; a completion may free io, so fetch next before. */
+		batch = llist_reverse_order(batch);
+		llist_for_each_entry_safe(io, next, batch, node)
+			subvol_io_dispatch(io);
+	}
+	memalloc_noio_restore(noio_flags);
+}
+
+static void subvol_io_work(struct work_struct *work)
+{
+	struct subvol_io *io = container_of(work, struct subvol_io, work);
+	unsigned int noio_flags;
+
+	noio_flags = memalloc_noio_save();
+	subvol_io_dispatch(io);
 	memalloc_noio_restore(noio_flags);
 }
 
@@ -205,6 +226,7 @@ static void subvol_io_work(struct work_struct *work)
 int subvol_io_map(struct subvol_c *sc, struct bio *bio)
 {
 	struct subvol_io *io = dm_per_bio_data(bio, sizeof(*io));
+	struct subvol_queue *q;
 
 	/* The block layer only warns about writes to read-only devices. */
 	if (unlikely(!sc->writable && op_is_write(bio_op(bio)) &&
@@ -213,9 +235,60 @@ int subvol_io_map(struct subvol_c *sc, struct bio *bio)
 			    dm_device_name(sc->md), subvol_op_name(bio));
 		return DM_MAPIO_KILL;
 	}
-
 	io->sc = sc;
-	INIT_WORK(&io->work, subvol_io_work);
-	queue_work(sc->wq, &io->work);
+
+	/*
+	 * Flushes, discards and write-zeroes are synchronous host calls that
+	 * may take long (an fsync waits for I/O): each gets its own work
+	 * item, so that no read or write waits behind one.
+	 */
+	if (bio_op(bio) != REQ_OP_READ &&
+	    (bio_op(bio) != REQ_OP_WRITE || (bio->bi_opf & REQ_PREFLUSH))) {
+		INIT_WORK(&io->work, subvol_io_work);
+		queue_work(sc->wq, &io->work);
+		return DM_MAPIO_SUBMITTED;
+	}
+
+	/*
+	 * Any CPU's queue will do if we migrate meanwhile: llist_add is safe
+	 * against concurrent adds and the worker's llist_del_all.  Only the
+	 * add that finds the queue empty needs to kick the worker.
+	 */
+	q = raw_cpu_ptr(sc->queues);
+	if (llist_add(&io->node, &q->bios))
+		queue_work(sc->wq, &q->work);
 	return DM_MAPIO_SUBMITTED;
+}
+
+/* Allocate the workqueue and the per-CPU queues of a new target. */
+int subvol_io_init(struct subvol_c *sc)
+{
+	int cpu;
+
+	/* Reclaim may wait on our I/O, so the workqueue needs a rescuer. */
+	sc->wq = alloc_workqueue("dm-subvol-%s", WQ_UNBOUND | WQ_MEM_RECLAIM,
+				 0, dm_device_name(sc->md));
+	if (!sc->wq)
+		return -ENOMEM;
+
+	sc->queues = alloc_percpu(struct subvol_queue);
+	if (!sc->queues) {
+		destroy_workqueue(sc->wq);
+		return -ENOMEM;
+	}
+	for_each_possible_cpu(cpu) {
+		struct subvol_queue *q = per_cpu_ptr(sc->queues, cpu);
+
+		init_llist_head(&q->bios);
+		INIT_WORK(&q->work, subvol_queue_work);
+		q->sc = sc;
+	}
+	return 0;
+}
+
+/* Undo subvol_io_init(); the device is suspended, no bio is queued. */
+void subvol_io_exit(struct subvol_c *sc)
+{
+	destroy_workqueue(sc->wq);
+	free_percpu(sc->queues);
 }

@@ -79,7 +79,7 @@ static void subvol_dtr(struct dm_target *ti)
 {
 	struct subvol_c *sc = ti->private;
 
-	destroy_workqueue(sc->wq);
+	subvol_io_exit(sc);
 	subvol_backing_close(sc);
 	kfree(sc->path);
 	kfree(sc);
@@ -127,12 +127,9 @@ static int subvol_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	if (r)
 		goto bad_free;
 
-	/* Reclaim may wait on our I/O, so the queue needs a rescuer. */
-	sc->wq = alloc_workqueue("dm-subvol-%s", WQ_UNBOUND | WQ_MEM_RECLAIM,
-				 0, dm_device_name(sc->md));
-	if (!sc->wq) {
-		ti->error = "Cannot allocate workqueue";
-		r = -ENOMEM;
+	r = subvol_io_init(sc);
+	if (r) {
+		ti->error = "Cannot allocate I/O queues";
 		goto bad_close;
 	}
 

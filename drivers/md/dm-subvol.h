@@ -12,6 +12,7 @@
 #include <linux/device-mapper.h>
 #include <linux/fs.h>
 #include <linux/list.h>
+#include <linux/llist.h>
 #include <linux/workqueue.h>
 
 #define DM_MSG_PREFIX "subvol"
@@ -44,17 +45,35 @@ struct subvol_c {
 	bool writable;
 	bool ignore_discard;
 
-	/* Runs the file I/O of each bio: one work item per bio. */
+	/*
+	 * Runs the host calls: reads and writes through the per-CPU queues,
+	 * flushes, discards and write-zeroes as one work item each.
+	 */
 	struct workqueue_struct *wq;
+	struct subvol_queue __percpu *queues;
 
 	/* Entry in the list of backing files in use; see dm-subvol-backing.c. */
 	struct list_head in_use;
 };
 
+/*
+ * Reads and writes queued on one CPU, submitted by one work item in a
+ * batch: one worker wake-up for many requests, as loop does, but one
+ * queue per CPU, so a submission that blocks holds up only its CPU's.
+ */
+struct subvol_queue {
+	struct llist_head bios;
+	struct work_struct work;
+	struct subvol_c *sc;
+};
+
 /* Per-bio state, in the bio's dm per-bio data. */
 struct subvol_io {
 	struct subvol_c *sc;
-	struct work_struct work;
+	union {
+		struct llist_node node;		/* reads and writes */
+		struct work_struct work;	/* everything else */
+	};
 	struct kiocb iocb;
 };
 
@@ -66,6 +85,8 @@ int subvol_backing_allocated(struct subvol_c *sc, u64 *sectors);
 int subvol_backing_host_free(struct subvol_c *sc, u64 *sectors);
 
 /* dm-subvol-io.c: the data path. */
+int subvol_io_init(struct subvol_c *sc);
+void subvol_io_exit(struct subvol_c *sc);
 int subvol_io_map(struct subvol_c *sc, struct bio *bio);
 int subvol_io_sync(struct subvol_c *sc);
 
