@@ -8,18 +8,23 @@ host_xfs
 backing "$HOST/img" 64
 MIB64=$((64 * SECTORS_PER_MIB))
 
-# refuse NAME MESSAGE TABLE: loading TABLE fails and the kernel says MESSAGE.
-refuse() {
-	local name=$1 message=$2 table=$3 log
+# expect_refusal NAME MESSAGE CMD...: CMD fails and the kernel says MESSAGE.
+# Returns non-zero if CMD was accepted, for the caller to clean up.
+expect_refusal() {
+	local name=$1 message=$2
+	shift 2
 	kmsg_mark
-	if dmsetup create bad --table "$table" 2>/dev/null; then
-		dmsetup remove bad
-		check_eq "$name: refused" "refused" "accepted"
-		return
+	if "$@" 2>/dev/null; then
+		check_eq "$name: refused" refused accepted
+		return 1
 	fi
+	check "$name: kernel says '$message'" grep -qF "subvol: $message" <<<"$(kmsg_since_mark)"
+}
+
+# refuse NAME MESSAGE TABLE: creating a device with TABLE is refused.
+refuse() {
+	expect_refusal "$1" "$2" dmsetup create bad --table "$3" || true
 	dmsetup remove bad 2>/dev/null || true
-	log=$(kmsg_since_mark)
-	check "$name: kernel says '$message'" grep -qF "subvol: $message" <<<"$log"
 }
 
 refuse "no arguments" "Invalid argument count" "0 $MIB64 subvol"
@@ -87,15 +92,13 @@ before=$(sha /dev/mapper/good)
 refuse "file used by another device" "Backing file is already used by another subvol device" \
 	"0 $MIB64 subvol $HOST/img"
 backing "$HOST/img2" 64
-kmsg_mark
-if printf '0 %s subvol %s\n%s %s subvol %s\n' "$MIB64" "$HOST/img2" "$MIB64" "$MIB64" "$HOST/img2" |
-	dmsetup create twice 2>/dev/null; then
+twice_table() {
+	printf '0 %s subvol %s\n%s %s subvol %s\n' "$MIB64" "$HOST/img2" "$MIB64" "$MIB64" "$HOST/img2" |
+		dmsetup create twice
+}
+expect_refusal "one table naming a file twice" \
+	"Backing file is already used by another subvol device" twice_table ||
 	dmsetup remove twice
-	check_eq "one table naming a file twice: refused" refused accepted
-else
-	check "one table naming a file twice: refused" \
-		grep -qF "Backing file is already used by another subvol device" <<<"$(kmsg_since_mark)"
-fi
 
 # A reload of the same device with the same file (a resize) is allowed.
 check "reload of the same device with its own file" \
@@ -111,26 +114,16 @@ mkfs.xfs -q /dev/mapper/outer
 mkdir -p /mnt/outer
 mount /dev/mapper/outer /mnt/outer
 backing /mnt/outer/inner 400
-kmsg_mark
-if dmsetup reload outer --table "0 $((400 * SECTORS_PER_MIB)) subvol /mnt/outer/inner" 2>/dev/null; then
-	check_eq "file on the device itself: refused" refused accepted
-else
-	check "file on the device itself: refused" \
-		grep -qF "Backing file lives on the device itself" <<<"$(kmsg_since_mark)"
-fi
+expect_refusal "file on the device itself" "Backing file lives on the device itself" \
+	dmsetup reload outer --table "0 $((400 * SECTORS_PER_MIB)) subvol /mnt/outer/inner" || dmsetup clear outer
 check "nested device on a file inside another is fine" \
 	subvol_create inner /mnt/outer/inner 400
 mkfs.xfs -q /dev/mapper/inner
 mkdir -p /mnt/inner
 mount /dev/mapper/inner /mnt/inner
 backing /mnt/inner/deep 512
-kmsg_mark
-if dmsetup reload outer --table "0 $((512 * SECTORS_PER_MIB)) subvol /mnt/inner/deep" 2>/dev/null; then
-	check_eq "file on the device through another subvol: refused" refused accepted
-else
-	check "file on the device through another subvol: refused" \
-		grep -qF "Backing file lives on the device itself" <<<"$(kmsg_since_mark)"
-fi
+expect_refusal "file on the device through another subvol" "Backing file lives on the device itself" \
+	dmsetup reload outer --table "0 $((512 * SECTORS_PER_MIB)) subvol /mnt/inner/deep" || dmsetup clear outer
 umount /mnt/inner
 dmsetup remove inner
 umount /mnt/outer
