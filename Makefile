@@ -1,7 +1,8 @@
 # dm-subvol: the subvol device-mapper target, its tool, tests and benchmarks.
 #
-#   make            build the module (against the Debian 6.1 kernel's headers)
-#                   and the userspace code
+#   make            build the modules (against the Debian 6.1 kernel's headers:
+#                   the target, the space registry and the patched xfs) and
+#                   the userspace code
 #   make check      run the whole test suite (native and in the VM)
 #   make demo       run the demo in the VM
 #   make lint       checkpatch and sparse on the kernel code
@@ -13,14 +14,27 @@ KDIR ?= /lib/modules/$(KVER)/build
 CHECKPATCH ?= build/checkpatch/checkpatch.pl
 
 KERNEL_SOURCES := $(filter-out %.mod.c,$(wildcard drivers/md/*.[ch])) \
-		  include/uapi/linux/dm-subvol.h
+		  $(filter-out %.mod.c,$(wildcard block/*.[ch])) \
+		  include/linux/blk-space.h include/uapi/linux/dm-subvol.h
 
-.PHONY: all module userspace check demo lint clean
+# The space provider registry (block/) is a module of its own that the
+# target and the patched xfs both link against.
+REGISTRY_SYMBOLS := $(CURDIR)/block/Module.symvers
 
-all: module userspace
+.PHONY: all module registry xfs userspace check demo lint clean
 
-module:
-	$(MAKE) -C $(KDIR) M=$(CURDIR)/drivers/md modules
+all: module xfs userspace
+
+module: registry
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/drivers/md \
+		KBUILD_EXTRA_SYMBOLS=$(REGISTRY_SYMBOLS) modules
+
+registry:
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/block modules
+
+# The guest XFS with patches/xfs applied (build/xfs/xfs.ko).
+xfs: registry
+	KVER=$(KVER) KDIR=$(KDIR) scripts/build-xfs
 
 userspace:
 	$(MAKE) -C userspace
@@ -33,8 +47,11 @@ demo: all
 
 lint:
 	scripts/lint-kernel $(KERNEL_SOURCES)
-	$(MAKE) -C $(KDIR) M=$(CURDIR)/drivers/md C=2 CF="-D__CHECK_ENDIAN__" modules
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/block C=2 CF="-D__CHECK_ENDIAN__" modules
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/drivers/md C=2 CF="-D__CHECK_ENDIAN__" \
+		KBUILD_EXTRA_SYMBOLS=$(REGISTRY_SYMBOLS) modules
 
 clean:
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/block clean
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/drivers/md clean
 	$(MAKE) -C userspace clean

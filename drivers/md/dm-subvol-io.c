@@ -27,6 +27,19 @@ static loff_t subvol_bio_pos(struct subvol_c *sc, struct bio *bio)
 		SECTOR_SHIFT;
 }
 
+/* The bio's range in blocks: the queue limits keep it aligned. */
+static u64 subvol_bio_block(struct subvol_c *sc, struct bio *bio)
+{
+	return subvol_bio_pos(sc, bio) >> ilog2(sc->block_size);
+}
+
+static u64 subvol_bio_blocks(struct subvol_c *sc, struct bio *bio)
+{
+	return bio->bi_iter.bi_size >> ilog2(sc->block_size);
+}
+
+static void subvol_write_error_work(struct work_struct *work);
+
 /*
  * Out of space on the host must reach the submitter as ENOSPC, not EIO:
  * qemu's werror=enospc and filesystems act on it.
@@ -74,7 +87,10 @@ static void subvol_io_end(struct subvol_io *io, struct bio *bio, long ret)
 	bio_endio(bio);
 }
 
-/* ->ki_complete: may run in interrupt context. */
+/*
+ * ->ki_complete: may run in interrupt context.  A failed write needs its
+ * accounting undone, and may be retried, both of which sleep.
+ */
 static void subvol_rw_complete(struct kiocb *iocb, long ret)
 {
 	struct subvol_io *io = container_of(iocb, struct subvol_io, iocb);
@@ -83,6 +99,12 @@ static void subvol_rw_complete(struct kiocb *iocb, long ret)
 	/* The table checked the file's size, so a short transfer is an error. */
 	if (ret >= 0 && ret != bio->bi_iter.bi_size)
 		ret = -EIO;
+	if (unlikely(ret < 0) && op_is_write(bio_op(bio))) {
+		io->error = ret;
+		INIT_WORK(&io->work, subvol_write_error_work);
+		queue_work(io->sc->wq, &io->work);
+		return;
+	}
 	subvol_io_end(io, bio, ret);
 }
 
@@ -138,16 +160,111 @@ int subvol_io_sync(struct subvol_c *sc)
 
 static void subvol_write(struct subvol_io *io, struct bio *bio)
 {
+	struct subvol_c *sc = io->sc;
+
 	/* dm sends flushes as empty bios; a flush with data is handled too. */
 	if (bio->bi_opf & REQ_PREFLUSH) {
-		int r = subvol_io_sync(io->sc);
+		int r = subvol_io_sync(sc);
 
 		if (r || !bio_sectors(bio)) {
 			subvol_io_end(io, bio, r);
 			return;
 		}
 	}
+	subvol_space_write_begin(sc->space, subvol_bio_block(sc, bio),
+				 subvol_bio_blocks(sc, bio), &io->change);
+	io->retries = 0;
+	io->deadline = 0;
+	if (io->change.holes)
+		subvol_check_low_water(sc);
 	subvol_rw(io, bio);
+}
+
+/* Blocks of a write that a promise or the copy-on-write reserve covered. */
+static u64 subvol_change_covered(const struct subvol_space_change *change)
+{
+	return (u64)change->promised + change->user_promised + change->shared;
+}
+
+/* Give up on a write: undo its accounting and complete it with @ret. */
+static void subvol_write_fail(struct subvol_io *io, struct bio *bio, long ret)
+{
+	struct subvol_c *sc = io->sc;
+
+	subvol_space_write_failed(sc->space, subvol_bio_block(sc, bio),
+				  subvol_bio_blocks(sc, bio), &io->change);
+	subvol_io_end(io, bio, ret);
+}
+
+/*
+ * Hold a write the host had no space for, to retry until its deadline:
+ * the no-space policy "queue", for writes no promise covered.
+ */
+static void subvol_write_hold(struct subvol_io *io)
+{
+	struct subvol_c *sc = io->sc;
+
+	if (!io->deadline)
+		io->deadline = jiffies + sc->no_space_timeout * HZ;
+	if (llist_add(&io->node, &sc->held))
+		queue_delayed_work(sc->wq, &sc->held_work, HZ / 4);
+}
+
+/*
+ * A write failed.  Out of host space with a promise behind it means that
+ * a writer outside the pool took the space we had released for it: have
+ * the pool release more and try again.  Without a promise, the no-space
+ * policy decides.  Process context.
+ */
+static void subvol_write_error_work(struct work_struct *work)
+{
+	struct subvol_io *io = container_of(work, struct subvol_io, work);
+	struct bio *bio = dm_bio_from_per_bio_data(io, sizeof(*io));
+	struct subvol_c *sc = io->sc;
+	unsigned int noio_flags;
+	long ret = io->error;
+
+	noio_flags = memalloc_noio_save();
+	if (ret == -ENOSPC || ret == -EDQUOT) {
+		u64 covered = subvol_change_covered(&io->change);
+
+		if (covered && io->retries < SUBVOL_NOSPC_RETRIES &&
+		    !subvol_pool_make_room(sc->space->pool, covered)) {
+			io->retries++;
+			subvol_rw(io, bio);
+			goto out;
+		}
+		if (sc->no_space_queue &&
+		    (!io->deadline || time_before(jiffies, io->deadline))) {
+			subvol_write_hold(io);
+			goto out;
+		}
+	}
+	subvol_write_fail(io, bio, ret);
+out:
+	memalloc_noio_restore(noio_flags);
+}
+
+/* Retry the held writes; fail those whose time is up.  Process context. */
+static void subvol_held_work(struct work_struct *work)
+{
+	struct subvol_c *sc = container_of(to_delayed_work(work),
+					   struct subvol_c, held_work);
+	struct subvol_io *io, *next;
+	struct llist_node *batch;
+	unsigned int noio_flags;
+
+	noio_flags = memalloc_noio_save();
+	batch = llist_reverse_order(llist_del_all(&sc->held));
+	llist_for_each_entry_safe(io, next, batch, node) {
+		struct bio *bio = dm_bio_from_per_bio_data(io, sizeof(*io));
+
+		if (time_after_eq(jiffies, io->deadline))
+			subvol_write_fail(io, bio, -ENOSPC);
+		else
+			subvol_rw(io, bio);
+	}
+	memalloc_noio_restore(noio_flags);
 }
 
 /*
@@ -156,10 +273,27 @@ static void subvol_write(struct subvol_io *io, struct bio *bio)
  */
 static void subvol_fallocate(struct subvol_io *io, struct bio *bio, int mode)
 {
+	struct subvol_c *sc = io->sc;
+	u64 block = subvol_bio_block(sc, bio);
+	u64 nr = subvol_bio_blocks(sc, bio);
 	int r;
 
-	r = vfs_fallocate(io->sc->file, mode | FALLOC_FL_KEEP_SIZE,
-			  subvol_bio_pos(io->sc, bio), bio->bi_iter.bi_size);
+	/* Zeroing without unmapping allocates, as a write does. */
+	if (mode == FALLOC_FL_ZERO_RANGE)
+		subvol_space_write_begin(sc->space, block, nr, &io->change);
+
+	r = vfs_fallocate(sc->file, mode | FALLOC_FL_KEEP_SIZE,
+			  subvol_bio_pos(sc, bio), bio->bi_iter.bi_size);
+
+	if (mode == FALLOC_FL_ZERO_RANGE) {
+		if (r)
+			subvol_space_write_failed(sc->space, block, nr,
+						  &io->change);
+	} else if (r) {
+		subvol_space_rescan(sc->space, block, nr);
+	} else {
+		subvol_space_unmapped(sc->space, block, nr);
+	}
 	subvol_io_end(io, bio, r);
 }
 
@@ -283,12 +417,18 @@ int subvol_io_init(struct subvol_c *sc)
 		INIT_WORK(&q->work, subvol_queue_work);
 		q->sc = sc;
 	}
+	init_llist_head(&sc->held);
+	INIT_DELAYED_WORK(&sc->held_work, subvol_held_work);
 	return 0;
 }
 
-/* Undo subvol_io_init(); the device is suspended, no bio is queued. */
+/*
+ * Undo subvol_io_init(); the device is suspended, so no bio is queued or
+ * held: dm waited for all of them.
+ */
 void subvol_io_exit(struct subvol_c *sc)
 {
+	cancel_delayed_work_sync(&sc->held_work);
 	destroy_workqueue(sc->wq);
 	free_percpu(sc->queues);
 }

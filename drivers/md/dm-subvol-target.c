@@ -27,11 +27,82 @@
  *----------------------------------------------------------------
  */
 
+/* Split "name:value"; @value is NULL for a feature without one. */
+static bool subvol_feature_is(const char *arg, const char *name,
+			      const char **value)
+{
+	size_t len = strlen(name);
+
+	if (strncasecmp(arg, name, len))
+		return false;
+	if (arg[len] == ':') {
+		*value = arg + len + 1;
+		return true;
+	}
+	if (!arg[len]) {
+		*value = NULL;
+		return true;
+	}
+	return false;
+}
+
+/* One feature with a value.  Returns 1 if @arg is none of them. */
+static int subvol_parse_value_feature(struct subvol_c *sc, const char *arg,
+				      unsigned int *seen, char **error)
+{
+	const char *value;
+	unsigned int bit;
+
+	if (subvol_feature_is(arg, DM_SUBVOL_FEATURE_GUARANTEE, &value)) {
+		bit = 1;
+		if (value && !strcasecmp(value, DM_SUBVOL_GUARANTEE_FULL))
+			sc->guarantee = true;
+		else if (value && !strcasecmp(value, DM_SUBVOL_GUARANTEE_NONE))
+			sc->guarantee = false;
+		else
+			goto bad_value;
+	} else if (subvol_feature_is(arg, DM_SUBVOL_FEATURE_NO_SPACE_TIMEOUT,
+				     &value)) {
+		bit = 4;
+		if (!value || kstrtouint(value, 10, &sc->no_space_timeout) ||
+		    !sc->no_space_timeout ||
+		    sc->no_space_timeout > DM_SUBVOL_NO_SPACE_TIMEOUT_MAX)
+			goto bad_value;
+	} else if (subvol_feature_is(arg, DM_SUBVOL_FEATURE_NO_SPACE, &value)) {
+		bit = 2;
+		if (value && !strcasecmp(value, DM_SUBVOL_NO_SPACE_ERROR))
+			sc->no_space_queue = false;
+		else if (value && !strcasecmp(value, DM_SUBVOL_NO_SPACE_QUEUE))
+			sc->no_space_queue = true;
+		else
+			goto bad_value;
+	} else if (subvol_feature_is(arg, DM_SUBVOL_FEATURE_LOW_WATER, &value)) {
+		bit = 8;
+		if (!value || kstrtoull(value, 10, &sc->low_water))
+			goto bad_value;
+	} else {
+		return 1;
+	}
+
+	if (*seen & bit) {
+		*error = "Feature given twice";
+		return -EINVAL;
+	}
+	*seen |= bit;
+	return 0;
+
+bad_value:
+	DMERR("%s: bad value in feature '%s'", dm_device_name(sc->md), arg);
+	*error = "Invalid feature value";
+	return -EINVAL;
+}
+
 static int subvol_parse_features(struct subvol_c *sc, struct dm_arg_set *as,
 				 char **error)
 {
-	unsigned int count;
+	unsigned int count, seen = 0;
 	const char *arg;
+	int r;
 
 	if (!as->argc)
 		return 0;
@@ -62,8 +133,19 @@ static int subvol_parse_features(struct subvol_c *sc, struct dm_arg_set *as,
 			continue;
 		}
 
+		r = subvol_parse_value_feature(sc, arg, &seen, error);
+		if (r <= 0) {
+			if (r)
+				return r;
+			continue;
+		}
+
 		DMERR("%s: unknown feature '%s'", dm_device_name(sc->md), arg);
 		*error = "Unknown feature";
+		return -EINVAL;
+	}
+	if ((seen & 4) && !sc->no_space_queue) {
+		*error = "no_space_timeout needs no_space:queue";
 		return -EINVAL;
 	}
 	return 0;
@@ -79,6 +161,7 @@ static void subvol_dtr(struct dm_target *ti)
 {
 	struct subvol_c *sc = ti->private;
 
+	subvol_space_put(sc->space);
 	subvol_io_exit(sc);
 	subvol_backing_close(sc);
 	kfree(sc->path);
@@ -109,6 +192,8 @@ static int subvol_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	sc->ti = ti;
 	sc->md = dm_table_get_md(ti->table);
 	sc->writable = dm_table_get_mode(ti->table) & FMODE_WRITE;
+	sc->guarantee = true;
+	sc->no_space_timeout = DM_SUBVOL_NO_SPACE_TIMEOUT_DEFAULT;
 	INIT_LIST_HEAD(&sc->in_use);
 
 	path = dm_shift_arg(&as);
@@ -133,6 +218,18 @@ static int subvol_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		goto bad_close;
 	}
 
+	r = subvol_space_get(sc, &ti->error);
+	if (r)
+		goto bad_io;
+
+	r = subvol_space_activate(sc);
+	if (r) {
+		ti->error = r == -ENOSPC ?
+			"Host filesystem has no space for the copy-on-write reserve of the shared blocks" :
+			"Cannot claim the copy-on-write reserve";
+		goto bad_space;
+	}
+
 	ti->private = sc;
 	ti->per_io_data_size = sizeof(struct subvol_io);
 	ti->num_flush_bios = 1;
@@ -146,6 +243,10 @@ static int subvol_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	}
 	return 0;
 
+bad_space:
+	subvol_space_put(sc->space);
+bad_io:
+	subvol_io_exit(sc);
 bad_close:
 	subvol_backing_close(sc);
 bad_free:
@@ -183,7 +284,16 @@ static void subvol_postsuspend(struct dm_target *ti)
 
 static int subvol_preresume(struct dm_target *ti)
 {
-	return subvol_backing_check_size(ti->private);
+	struct subvol_c *sc = ti->private;
+	int r;
+
+	r = subvol_backing_check_size(sc);
+	if (r)
+		return r;
+	/* The constructor switched the guarantee on; off waits for now. */
+	if (!sc->guarantee || !sc->writable)
+		subvol_space_set_guarantee(sc->space, false);
+	return 0;
 }
 
 /*
@@ -192,33 +302,134 @@ static int subvol_preresume(struct dm_target *ti)
  *----------------------------------------------------------------
  */
 
+/* Blocks to sectors, for the status line. */
+static unsigned long long subvol_sectors(struct subvol_c *sc, u64 blocks)
+{
+	return blocks << (ilog2(sc->block_size) - SECTOR_SHIFT);
+}
+
+/* Space the volume can still fill: host free space and the pool's headroom. */
+static int subvol_space_left(struct subvol_c *sc, u64 *sectors)
+{
+	int r = subvol_backing_host_free(sc, sectors);
+
+	if (!r && READ_ONCE(sc->space->guarantee))
+		*sectors += subvol_sectors(sc,
+					   subvol_pool_headroom(sc->space->pool));
+	return r;
+}
+
 /*
- * INFO: <format> <mode> <block_sectors> <virtual_sectors> <backed_sectors>
- *       <host_free_sectors>, as enum dm_subvol_status_field orders them.
+ * Raise the dm event once when the space left drops below the low-water
+ * mark; re-arm when it is above again.  Checked at most ten times a second
+ * by the writes that fill holes.  Process context.
  */
+void subvol_check_low_water(struct subvol_c *sc)
+{
+	unsigned long now = jiffies;
+	u64 left;
+
+	if (!sc->low_water ||
+	    time_before(now, READ_ONCE(sc->low_water_checked) + HZ / 10))
+		return;
+	WRITE_ONCE(sc->low_water_checked, now);
+	if (subvol_space_left(sc, &left))
+		return;
+
+	if (left >= sc->low_water) {
+		clear_bit(0, &sc->low_water_hit);
+	} else if (!test_and_set_bit(0, &sc->low_water_hit)) {
+		DMWARN("%s: space left %llu sectors is below the low-water mark %llu",
+		       dm_device_name(sc->md), (unsigned long long)left,
+		       (unsigned long long)sc->low_water);
+		dm_table_event(sc->ti->table);
+	}
+}
+
+static void subvol_status_info(struct subvol_c *sc, char *result,
+			       unsigned int maxlen)
+{
+	struct subvol_space *space = sc->space;
+	u64 mapped, shared, promised, cow, uncovered, claimed, committed;
+	unsigned int sz = 0;
+	bool attached;
+	u64 sectors;
+
+	DMEMIT("%u %s %u %llu ", DM_SUBVOL_STATUS_FORMAT,
+	       sc->writable ? DM_SUBVOL_MODE_RW : DM_SUBVOL_MODE_RO,
+	       sc->block_size >> SECTOR_SHIFT,
+	       (unsigned long long)sc->ti->len);
+	/* Either size may be unreadable, e.g. on a shut down host. */
+	if (subvol_backing_allocated(sc, &sectors))
+		DMEMIT(DM_SUBVOL_STATUS_UNKNOWN " ");
+	else
+		DMEMIT("%llu ", (unsigned long long)sectors);
+	if (subvol_backing_host_free(sc, &sectors))
+		DMEMIT(DM_SUBVOL_STATUS_UNKNOWN " ");
+	else
+		DMEMIT("%llu ", (unsigned long long)sectors);
+
+	spin_lock(&space->lock);
+	mapped = space->backed;
+	shared = space->shared;
+	promised = max_t(s64, space->promised, 0) + space->user_promised;
+	cow = space->cow_reserve;
+	uncovered = space->uncovered;
+	attached = space->attached;
+	spin_unlock(&space->lock);
+	subvol_pool_counters(space->pool, &claimed, &committed);
+
+	DMEMIT("%s %s %llu %llu %llu %llu %llu %llu %llu %s %s",
+	       sc->guarantee ? DM_SUBVOL_GUARANTEE_FULL :
+			       DM_SUBVOL_GUARANTEE_NONE,
+	       sc->no_space_queue ? DM_SUBVOL_NO_SPACE_QUEUE :
+				    DM_SUBVOL_NO_SPACE_ERROR,
+	       subvol_sectors(sc, mapped), subvol_sectors(sc, shared),
+	       subvol_sectors(sc, promised), subvol_sectors(sc, cow),
+	       subvol_sectors(sc, claimed), subvol_sectors(sc, committed),
+	       subvol_sectors(sc, uncovered),
+	       attached ? DM_SUBVOL_CLIENT_ATTACHED : DM_SUBVOL_CLIENT_NONE,
+	       test_bit(0, &sc->low_water_hit) ? DM_SUBVOL_LOW_WATER_HIT :
+						 DM_SUBVOL_LOW_WATER_OK);
+}
+
+/* The features of the table line, as the constructor parsed them. */
+static void subvol_status_features(struct subvol_c *sc, char *result,
+				   unsigned int maxlen, unsigned int *szp)
+{
+	unsigned int sz = *szp;
+	unsigned int count = !sc->guarantee + sc->ignore_discard +
+			     sc->no_space_queue * 2 + !!sc->low_water;
+
+	if (!count)
+		return;
+	DMEMIT(" %u", count);
+	if (sc->ignore_discard)
+		DMEMIT(" " DM_SUBVOL_FEATURE_IGNORE_DISCARD);
+	if (!sc->guarantee)
+		DMEMIT(" " DM_SUBVOL_FEATURE_GUARANTEE ":"
+		       DM_SUBVOL_GUARANTEE_NONE);
+	if (sc->no_space_queue)
+		DMEMIT(" " DM_SUBVOL_FEATURE_NO_SPACE ":" DM_SUBVOL_NO_SPACE_QUEUE
+		       " " DM_SUBVOL_FEATURE_NO_SPACE_TIMEOUT ":%u",
+		       sc->no_space_timeout);
+	if (sc->low_water)
+		DMEMIT(" " DM_SUBVOL_FEATURE_LOW_WATER ":%llu",
+		       (unsigned long long)sc->low_water);
+	*szp = sz;
+}
+
+/* INFO: the fields of enum dm_subvol_status_field, in its order. */
 static void subvol_status(struct dm_target *ti, status_type_t type,
 			  unsigned int status_flags, char *result,
 			  unsigned int maxlen)
 {
 	struct subvol_c *sc = ti->private;
 	unsigned int sz = 0;
-	u64 sectors;
 
 	switch (type) {
 	case STATUSTYPE_INFO:
-		DMEMIT("%u %s %u %llu ", DM_SUBVOL_STATUS_FORMAT,
-		       sc->writable ? DM_SUBVOL_MODE_RW : DM_SUBVOL_MODE_RO,
-		       sc->block_size >> SECTOR_SHIFT,
-		       (unsigned long long)ti->len);
-		/* Either size may be unreadable, e.g. on a shut down host. */
-		if (subvol_backing_allocated(sc, &sectors))
-			DMEMIT(DM_SUBVOL_STATUS_UNKNOWN " ");
-		else
-			DMEMIT("%llu ", (unsigned long long)sectors);
-		if (subvol_backing_host_free(sc, &sectors))
-			DMEMIT(DM_SUBVOL_STATUS_UNKNOWN);
-		else
-			DMEMIT("%llu", (unsigned long long)sectors);
+		subvol_status_info(sc, result, maxlen);
 		break;
 
 	case STATUSTYPE_TABLE:
@@ -228,17 +439,99 @@ static void subvol_status(struct dm_target *ti, status_type_t type,
 		 * escaped would not survive "dmsetup table | dmsetup load".
 		 */
 		DMEMIT("%s", sc->path);
-		if (sc->ignore_discard)
-			DMEMIT(" 1 " DM_SUBVOL_FEATURE_IGNORE_DISCARD);
+		subvol_status_features(sc, result, maxlen, &sz);
 		break;
 
 	case STATUSTYPE_IMA:
 		DMEMIT_TARGET_NAME_VERSION(ti->type);
-		DMEMIT(",backing_file=%s,mode=%s,ignore_discard=%c;", sc->path,
+		DMEMIT(",backing_file=%s,mode=%s,ignore_discard=%c,guarantee=%s,no_space=%s;",
+		       sc->path,
 		       sc->writable ? DM_SUBVOL_MODE_RW : DM_SUBVOL_MODE_RO,
-		       sc->ignore_discard ? 'y' : 'n');
+		       sc->ignore_discard ? 'y' : 'n',
+		       sc->guarantee ? DM_SUBVOL_GUARANTEE_FULL :
+				       DM_SUBVOL_GUARANTEE_NONE,
+		       sc->no_space_queue ? DM_SUBVOL_NO_SPACE_QUEUE :
+					    DM_SUBVOL_NO_SPACE_ERROR);
 		break;
 	}
+}
+
+/*
+ *----------------------------------------------------------------
+ * Messages
+ *----------------------------------------------------------------
+ */
+
+/*
+ * dm returns a message's text only when it succeeds, so a refusal says why
+ * in the kernel log and returns the error number.
+ */
+#define SUBVOL_MSG_ERR(sc, fmt, ...) \
+	DMERR("%s: message " fmt, dm_device_name((sc)->md), ##__VA_ARGS__)
+
+/* A size argument: sectors, whole host blocks.  Returns blocks. */
+static int subvol_message_size(struct subvol_c *sc, const char *msg,
+			       const char *arg, u64 *blocks)
+{
+	u64 sectors;
+
+	if (kstrtoull(arg, 10, &sectors) ||
+	    sectors & ((sc->block_size >> SECTOR_SHIFT) - 1)) {
+		SUBVOL_MSG_ERR(sc, "%s: size '%s' is not a number of sectors in whole %u-byte blocks",
+			       msg, arg, sc->block_size);
+		return -EINVAL;
+	}
+	*blocks = sectors >> (ilog2(sc->block_size) - SECTOR_SHIFT);
+	return 0;
+}
+
+static int subvol_message(struct dm_target *ti, unsigned int argc,
+			  char **argv, char *result, unsigned int maxlen)
+{
+	struct subvol_c *sc = ti->private;
+	u64 blocks;
+	int r;
+
+	if (argc == 1 && !strcasecmp(argv[0], DM_SUBVOL_MSG_PREPARE_SNAPSHOT)) {
+		if (!dm_suspended(ti)) {
+			SUBVOL_MSG_ERR(sc, "%s: the device must be suspended",
+				       argv[0]);
+			return -EBUSY;
+		}
+		r = subvol_space_prepare_snapshot(sc->space);
+		if (r == -ENOSPC)
+			SUBVOL_MSG_ERR(sc, "%s: the host filesystem has no space for the copy-on-write reserve",
+				       argv[0]);
+		else if (r)
+			SUBVOL_MSG_ERR(sc, "%s: cannot write the sharing record of %s: %d",
+				       argv[0], sc->path, r);
+		return r;
+	}
+
+	if (argc == 2 && (!strcasecmp(argv[0], DM_SUBVOL_MSG_RESERVE) ||
+			  !strcasecmp(argv[0], DM_SUBVOL_MSG_RELEASE))) {
+		if (!sc->writable) {
+			SUBVOL_MSG_ERR(sc, "%s: the device is read-only",
+				       argv[0]);
+			return -EINVAL;
+		}
+		r = subvol_message_size(sc, argv[0], argv[1], &blocks);
+		if (r)
+			return r;
+		if (!strcasecmp(argv[0], DM_SUBVOL_MSG_RELEASE)) {
+			subvol_space_user_release(sc->space, blocks);
+			return 0;
+		}
+		r = subvol_space_user_reserve(sc->space, blocks);
+		if (r)
+			SUBVOL_MSG_ERR(sc, "%s: the host filesystem has no space for %s sectors",
+				       argv[0], argv[1]);
+		return r;
+	}
+
+	SUBVOL_MSG_ERR(sc, "'%s' is unknown or has the wrong number of arguments",
+		       argc ? argv[0] : "");
+	return -EINVAL;
 }
 
 /*
@@ -293,6 +586,7 @@ static struct target_type subvol_target = {
 	.postsuspend = subvol_postsuspend,
 	.preresume = subvol_preresume,
 	.status = subvol_status,
+	.message = subvol_message,
 	.iterate_devices = subvol_iterate_devices,
 	.io_hints = subvol_io_hints,
 };

@@ -15,6 +15,8 @@
 #include <linux/llist.h>
 #include <linux/workqueue.h>
 
+#include "dm-subvol-space.h"
+
 #define DM_MSG_PREFIX "subvol"
 
 /*
@@ -27,9 +29,13 @@
  * One instance of the target: one table entry.
  *
  * Locking: every field is set by the constructor and read-only afterwards,
- * except in_use, which belongs to subvol_in_use_lock (dm-subvol-backing.c).
- * So ->map, ->status and I/O completions, which run concurrently, need no
- * lock of their own; the host filesystem serialises access to the file.
+ * except in_use, which belongs to subvol_in_use_lock (dm-subvol-backing.c),
+ * the held queue, which is lock-free, and low_water_hit and
+ * low_water_checked, which only the workqueue's items change, with atomic
+ * bit operations and plain stores that may race harmlessly.  So ->map,
+ * ->status and I/O completions, which run concurrently, need no lock of
+ * their own; the host filesystem serialises access to the file, and the
+ * space accounting has its own locks (dm-subvol-space.h).
  */
 struct subvol_c {
 	struct dm_target *ti;
@@ -44,6 +50,21 @@ struct subvol_c {
 
 	bool writable;
 	bool ignore_discard;
+
+	/* Policies, from the table's features. */
+	bool guarantee;			/* promises are backed (default) */
+	bool no_space_queue;		/* else fail uncovered ENOSPC at once */
+	unsigned int no_space_timeout;	/* seconds a write may be held */
+	u64 low_water;			/* sectors; 0: no event */
+
+	struct subvol_space *space;
+
+	/* Writes the host had no space for, held by the queue policy. */
+	struct llist_head held;
+	struct delayed_work held_work;
+
+	unsigned long low_water_hit;	/* bit 0: event sent, not re-armed */
+	unsigned long low_water_checked; /* jiffies */
 
 	/*
 	 * Runs the host calls: reads and writes through the per-CPU queues,
@@ -71,11 +92,18 @@ struct subvol_queue {
 struct subvol_io {
 	struct subvol_c *sc;
 	union {
-		struct llist_node node;		/* reads and writes */
+		struct llist_node node;		/* queued, or held */
 		struct work_struct work;	/* everything else */
 	};
 	struct kiocb iocb;
+	struct subvol_space_change change;	/* what a write changed */
+	long error;			/* of a failed write, for its work */
+	unsigned int retries;		/* after the host ran out of space */
+	unsigned long deadline;		/* jiffies, while held */
 };
+
+/* Writes that found the host full and had a promise are retried this often. */
+#define SUBVOL_NOSPC_RETRIES	8
 
 /* dm-subvol-backing.c: opening, checking and sharing backing files. */
 int subvol_backing_open(struct subvol_c *sc, const char *path, char **error);
@@ -83,6 +111,9 @@ void subvol_backing_close(struct subvol_c *sc);
 int subvol_backing_check_size(struct subvol_c *sc);
 int subvol_backing_allocated(struct subvol_c *sc, u64 *sectors);
 int subvol_backing_host_free(struct subvol_c *sc, u64 *sectors);
+
+/* dm-subvol-target.c */
+void subvol_check_low_water(struct subvol_c *sc);
 
 /* dm-subvol-io.c: the data path. */
 int subvol_io_init(struct subvol_c *sc);

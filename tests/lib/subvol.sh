@@ -68,3 +68,49 @@ sha() {
 		sha256sum <"$1" | cut -d' ' -f1
 	fi
 }
+
+# Fields of the INFO status line (include/uapi/linux/dm-subvol.h).
+F_BACKED=4 F_HOST_FREE=5 F_GUARANTEE=6 F_NO_SPACE=7 F_MAPPED=8 F_SHARED=9
+F_PROMISED=10 F_COW=11 F_CLAIMED=12 F_COMMITTED=13 F_UNCOVERED=14
+F_CLIENT=15 F_LOW_WATER=16
+
+# free_bytes DIR: bytes free for an unprivileged writer on DIR's filesystem.
+free_bytes() {
+	stat -f -c '%a %S' "$1" | awk '{ print $1 * $2 }'
+}
+
+# fill DIR SOURCE: write SOURCE (50 MiB) as DIR/f1, f2, ... with dd until a
+# write fails or 60 files are there.  dd's error is left in /tmp/fill.err.
+fill() {
+	local i=0
+	: >/tmp/fill.err
+	while [ $i -lt 60 ]; do
+		i=$((i + 1))
+		dd if="$2" of="$1/f$i" bs=1M conv=fsync status=none 2>/tmp/fill.err || break
+	done
+}
+
+# bytes_in DIR: the sizes of DIR's files, added up.
+bytes_in() {
+	local f s=0
+	for f in "$1"/*; do
+		[ -f "$f" ] && s=$((s + $(stat -c %s "$f")))
+	done
+	echo $s
+}
+
+# prefixes_mismatch DIR SOURCE: how many files of DIR are not a prefix of SOURCE.
+prefixes_mismatch() {
+	local f bad=0
+	for f in "$1"/*; do
+		[ -f "$f" ] || continue
+		[ "$(sha "$f")" = "$(sha "$2" "$(stat -c %s "$f")")" ] || bad=$((bad + 1))
+	done
+	echo $bad
+}
+
+# kernel_errors: lines of the kernel log since the mark that mean a guest
+# lost data or a device failed I/O.
+kernel_errors() {
+	kmsg_since_mark | grep -aiE 'I/O error|writeback error|shut ?down|corrupt|log I/O|Buffer I/O|failed on /mnt|lost async page write' || true
+}

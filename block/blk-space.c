@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Copyright (C) 2026 The dm-subvol authors.
+ *
+ * The registry of space providers: which disks can reserve backing space
+ * for the filesystem on them.  See include/linux/blk-space.h.
+ */
+
+#include <linux/blk-space.h>
+#include <linux/module.h>
+#include <linux/spinlock.h>
+
+/*
+ * Providers register and unregister from process context; lookups happen
+ * at mount.  A spinlock is plenty, and lets a lookup take the provider's
+ * references before the provider can go away.
+ */
+static DEFINE_SPINLOCK(blk_space_lock);
+static LIST_HEAD(blk_space_providers);
+
+int blk_space_register(struct blk_space *space, dev_t dev,
+		       const struct blk_space_ops *ops)
+{
+	struct blk_space *other;
+	int r = 0;
+
+	space->ops = ops;
+	space->dev = dev;
+	spin_lock(&blk_space_lock);
+	list_for_each_entry(other, &blk_space_providers, list) {
+		if (other->dev == dev) {
+			r = -EBUSY;
+			goto out;
+		}
+	}
+	list_add(&space->list, &blk_space_providers);
+out:
+	spin_unlock(&blk_space_lock);
+	return r;
+}
+EXPORT_SYMBOL_GPL(blk_space_register);
+
+/* Clients that already have @space keep it until they put it. */
+void blk_space_unregister(struct blk_space *space)
+{
+	spin_lock(&blk_space_lock);
+	list_del_init(&space->list);
+	spin_unlock(&blk_space_lock);
+}
+EXPORT_SYMBOL_GPL(blk_space_unregister);
+
+/* The provider of @bdev's disk, with a reference, or NULL if none. */
+struct blk_space *blk_space_get(struct block_device *bdev)
+{
+	dev_t dev = disk_devt(bdev->bd_disk);
+	struct blk_space *space;
+
+	spin_lock(&blk_space_lock);
+	list_for_each_entry(space, &blk_space_providers, list) {
+		if (space->dev != dev)
+			continue;
+		if (!try_module_get(space->ops->owner))
+			break;
+		space->ops->get(space);
+		spin_unlock(&blk_space_lock);
+		return space;
+	}
+	spin_unlock(&blk_space_lock);
+	return NULL;
+}
+EXPORT_SYMBOL_GPL(blk_space_get);
+
+void blk_space_put(struct blk_space *space)
+{
+	struct module *owner = space->ops->owner;
+
+	space->ops->put(space);
+	module_put(owner);
+}
+EXPORT_SYMBOL_GPL(blk_space_put);
+
+MODULE_DESCRIPTION("Registry of block devices that reserve backing space");
+MODULE_AUTHOR("The dm-subvol authors");
+MODULE_LICENSE("GPL");

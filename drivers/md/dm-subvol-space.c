@@ -1,0 +1,1027 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Copyright (C) 2026 The dm-subvol authors.
+ *
+ * The space of a volume: which blocks of the backing file are holes,
+ * exclusive or shared; the promises made to the filesystem on top; and
+ * the space provider (include/linux/blk-space.h) through which that
+ * filesystem reserves.
+ *
+ * The map keeps one of three states per block, packed five to a byte
+ * (3^5 = 243 fits), so a TiB of 4 KiB blocks costs 51 MiB, not the
+ * 64 MiB of two bitmaps.  It is built when the volume is first used: the
+ * host tells holes from data (SEEK_HOLE), and which data blocks are
+ * shared comes from the sharing record that this file keeps in an
+ * extended attribute of the backing file.  Without a valid record every
+ * data block counts as shared: that may claim too much, never too little.
+ *
+ * The record is written before a snapshot shares anything (all data
+ * blocks then count as shared) and again when the volume goes away.  Only
+ * overwrites and discards make blocks exclusive in between, so after a
+ * crash the record claims more sharing than there is, never less.
+ */
+
+#include "dm-subvol.h"
+#include "dm-subvol-space.h"
+
+#include <linux/file.h>
+#include <linux/mount.h>
+#include <linux/slab.h>
+#include <linux/statfs.h>
+#include <linux/xattr.h>
+#include <uapi/linux/dm-subvol.h>
+
+/* Volumes in use, by backing inode, under subvol_spaces_lock. */
+static DEFINE_MUTEX(subvol_spaces_lock);
+static LIST_HEAD(subvol_spaces);
+
+/*
+ *----------------------------------------------------------------
+ * The block map
+ *----------------------------------------------------------------
+ */
+
+static const u8 subvol_pow3[5] = { 1, 3, 9, 27, 81 };
+
+/* A position in the map: byte and digit.  Walks block by block. */
+struct subvol_map_pos {
+	u64 byte;
+	u32 digit;
+};
+
+static void subvol_map_seek(struct subvol_map_pos *pos, u64 block)
+{
+	pos->byte = div_u64_rem(block, 5, &pos->digit);
+}
+
+static void subvol_map_next(struct subvol_map_pos *pos)
+{
+	if (++pos->digit == 5) {
+		pos->digit = 0;
+		pos->byte++;
+	}
+}
+
+static unsigned int subvol_map_get(const u8 *map,
+				   const struct subvol_map_pos *pos)
+{
+	return map[pos->byte] / subvol_pow3[pos->digit] % 3;
+}
+
+static void subvol_map_set(u8 *map, const struct subvol_map_pos *pos,
+			   unsigned int old, unsigned int new)
+{
+	map[pos->byte] = map[pos->byte] - old * subvol_pow3[pos->digit] +
+			 new * subvol_pow3[pos->digit];
+}
+
+/* Blocks of [@block, @block + @nr) in state @state.  Caller holds lock. */
+static u64 subvol_map_count(struct subvol_space *space, u64 block, u64 nr,
+			    unsigned int state)
+{
+	struct subvol_map_pos pos;
+	u64 n = 0;
+
+	subvol_map_seek(&pos, block);
+	for (; nr; nr--, subvol_map_next(&pos))
+		n += subvol_map_get(space->map, &pos) == state;
+	return n;
+}
+
+/*
+ * Move the blocks of a range that are in state @from to state @to; returns
+ * how many moved.  Caller holds lock and updates the counters.
+ */
+static u64 subvol_map_move(struct subvol_space *space, u64 block, u64 nr,
+			   unsigned int from, unsigned int to)
+{
+	struct subvol_map_pos pos;
+	u64 n = 0;
+
+	subvol_map_seek(&pos, block);
+	for (; nr; nr--, subvol_map_next(&pos)) {
+		if (subvol_map_get(space->map, &pos) == from) {
+			subvol_map_set(space->map, &pos, from, to);
+			n++;
+		}
+	}
+	return n;
+}
+
+/* Clamp a range to the map: a table may be shorter than its file. */
+static u64 subvol_map_clamp(struct subvol_space *space, u64 block, u64 nr)
+{
+	if (block >= space->nr_blocks)
+		return 0;
+	return min(nr, space->nr_blocks - block);
+}
+
+static u8 *subvol_map_alloc(u64 nr_blocks)
+{
+	return kvzalloc(DIV_ROUND_UP_ULL(nr_blocks, 5) ?: 1, GFP_KERNEL);
+}
+
+/*
+ * Mark the data ranges of [@block, @block + @nr) exclusive, as the host
+ * reports them; the range was all holes in the map, and no table has
+ * written it yet.  Sleeps.
+ */
+static int subvol_map_scan(struct subvol_space *space, u64 block, u64 nr)
+{
+	unsigned int shift = space->block_shift;
+	loff_t pos = (loff_t)block << shift;
+	loff_t end = (loff_t)(block + nr) << shift;
+
+	while (pos < end) {
+		loff_t data, hole;
+
+		data = vfs_llseek(space->file, pos, SEEK_DATA);
+		if (data == -ENXIO || data >= end)
+			break;
+		if (data < 0)
+			return data;
+		hole = vfs_llseek(space->file, data, SEEK_HOLE);
+		if (hole < 0)
+			return hole;
+		hole = min(hole, end);
+		/* The host block size is ours, so both are aligned. */
+		spin_lock(&space->lock);
+		space->backed += subvol_map_move(space, data >> shift,
+						 (hole - data) >> shift,
+						 SUBVOL_HOLE, SUBVOL_EXCLUSIVE);
+		spin_unlock(&space->lock);
+		pos = hole;
+		cond_resched();
+	}
+	return 0;
+}
+
+/*
+ *----------------------------------------------------------------
+ * The sharing record
+ *----------------------------------------------------------------
+ */
+
+#define SUBVOL_RECORD_XATTR	"trusted.dm-subvol.shared"
+#define SUBVOL_RECORD_MAGIC	0x53565348	/* "SVSH" */
+#define SUBVOL_RECORD_VERSION	1
+/* An extended attribute value holds at most 64 KiB on XFS. */
+#define SUBVOL_RECORD_MAX_RANGES	4000
+
+/*
+ * Which blocks may be shared: ranges in blocks.  @ino and @generation
+ * tell a copied record (cp -a copies extended attributes) from our own.
+ */
+struct subvol_record {
+	__le32 magic;
+	__le32 version;
+	__le32 block_size;
+	__le32 nr_ranges;
+	__le64 ino;
+	__le32 generation;
+	__le32 pad;
+	struct {
+		__le64 start;
+		__le64 len;
+	} ranges[];
+};
+
+/*
+ * Build a record of the blocks in state @state or, if @all_backed, of all
+ * non-hole blocks; a range may cover more blocks than it must, so that
+ * the record fits.  Caller holds no lock: the device is suspended or
+ * being torn down.
+ */
+static struct subvol_record *subvol_record_build(struct subvol_space *space,
+						 bool all_backed, size_t *size)
+{
+	struct inode *inode = file_inode(space->file);
+	struct subvol_record *rec;
+	unsigned int group_shift;
+
+	rec = kvzalloc(struct_size(rec, ranges, SUBVOL_RECORD_MAX_RANGES),
+		       GFP_KERNEL);
+	if (!rec)
+		return NULL;
+
+	/* Coarser groups until the ranges fit. */
+	for (group_shift = 0; group_shift < 64; group_shift++) {
+		struct subvol_map_pos pos;
+		u64 block, nr = 0;
+		bool open = false;
+
+		subvol_map_seek(&pos, 0);
+		for (block = 0; block < space->nr_blocks;
+		     block++, subvol_map_next(&pos)) {
+			unsigned int s = subvol_map_get(space->map, &pos);
+			bool hit = all_backed ? s != SUBVOL_HOLE :
+					       s == SUBVOL_SHARED;
+			u64 start = block >> group_shift << group_shift;
+
+			if (!hit)
+				continue;
+			if (open && le64_to_cpu(rec->ranges[nr - 1].start) +
+				    le64_to_cpu(rec->ranges[nr - 1].len) >= start) {
+				rec->ranges[nr - 1].len =
+					cpu_to_le64(block + 1 -
+						le64_to_cpu(rec->ranges[nr - 1].start));
+				continue;
+			}
+			if (nr == SUBVOL_RECORD_MAX_RANGES)
+				break;
+			rec->ranges[nr].start = cpu_to_le64(start);
+			rec->ranges[nr].len = cpu_to_le64(block + 1 - start);
+			nr++;
+			open = true;
+		}
+		if (block == space->nr_blocks) {
+			rec->nr_ranges = cpu_to_le32(nr);
+			break;
+		}
+	}
+
+	rec->magic = cpu_to_le32(SUBVOL_RECORD_MAGIC);
+	rec->version = cpu_to_le32(SUBVOL_RECORD_VERSION);
+	rec->block_size = cpu_to_le32(1U << space->block_shift);
+	rec->ino = cpu_to_le64(inode->i_ino);
+	rec->generation = cpu_to_le32(inode->i_generation);
+	*size = struct_size(rec, ranges, le32_to_cpu(rec->nr_ranges));
+	return rec;
+}
+
+static int subvol_record_write(struct subvol_space *space, bool all_backed)
+{
+	struct subvol_record *rec;
+	size_t size;
+	int r;
+
+	rec = subvol_record_build(space, all_backed, &size);
+	if (!rec)
+		return -ENOMEM;
+	r = mnt_want_write_file(space->file);
+	if (!r) {
+		r = vfs_setxattr(file_mnt_user_ns(space->file),
+				 space->file->f_path.dentry,
+				 SUBVOL_RECORD_XATTR, rec, size, 0);
+		mnt_drop_write_file(space->file);
+	}
+	kvfree(rec);
+	return r;
+}
+
+/*
+ * Mark the data blocks the record names shared, or all of them if there
+ * is no valid record.  Nothing else uses the map yet.
+ */
+static void subvol_record_apply(struct subvol_space *space)
+{
+	struct inode *inode = file_inode(space->file);
+	size_t max = struct_size_t(struct subvol_record, ranges,
+				   SUBVOL_RECORD_MAX_RANGES);
+	struct subvol_record *rec;
+	const char *why = NULL;
+	ssize_t len;
+	u32 i, nr;
+
+	rec = kvmalloc(max, GFP_KERNEL);
+	if (!rec) {
+		why = "no memory to read it";
+		goto all;
+	}
+	len = vfs_getxattr(file_mnt_user_ns(space->file),
+			   space->file->f_path.dentry, SUBVOL_RECORD_XATTR,
+			   rec, max);
+	if (len < 0) {
+		why = len == -ENODATA ? "none" : "unreadable";
+		goto all;
+	}
+	nr = len >= sizeof(*rec) ? le32_to_cpu(rec->nr_ranges) : 0;
+	if (len < sizeof(*rec) ||
+	    le32_to_cpu(rec->magic) != SUBVOL_RECORD_MAGIC ||
+	    le32_to_cpu(rec->version) != SUBVOL_RECORD_VERSION ||
+	    le32_to_cpu(rec->block_size) != 1U << space->block_shift ||
+	    nr > SUBVOL_RECORD_MAX_RANGES ||
+	    len != struct_size(rec, ranges, nr)) {
+		why = "not valid";
+		goto all;
+	}
+	if (le64_to_cpu(rec->ino) != inode->i_ino ||
+	    le32_to_cpu(rec->generation) != inode->i_generation) {
+		why = "copied from another file";
+		goto all;
+	}
+
+	for (i = 0; i < nr; i++) {
+		u64 start = le64_to_cpu(rec->ranges[i].start);
+		u64 n = subvol_map_clamp(space, start,
+					 le64_to_cpu(rec->ranges[i].len));
+
+		space->shared += subvol_map_move(space, start, n,
+						 SUBVOL_EXCLUSIVE,
+						 SUBVOL_SHARED);
+	}
+	kvfree(rec);
+	return;
+
+all:
+	kvfree(rec);
+	space->shared = subvol_map_move(space, 0, space->nr_blocks,
+					SUBVOL_EXCLUSIVE, SUBVOL_SHARED);
+	if (space->shared)
+		DMINFO("%s: sharing record of %pD: %s; counting all %llu data blocks as shared",
+		       dm_device_name(space->md), space->file, why,
+		       (unsigned long long)space->shared);
+}
+
+/*
+ *----------------------------------------------------------------
+ * Promises and the pool
+ *----------------------------------------------------------------
+ */
+
+/* Promise changes reach the pool only while the guarantee holds. */
+static void subvol_space_commit_delta(struct subvol_space *space, s64 delta,
+				      bool committed)
+{
+	if (!committed || !delta)
+		return;
+	if (delta > 0)
+		subvol_pool_force_commit(space->pool, delta);
+	else
+		subvol_pool_uncommit(space->pool, -delta);
+}
+
+/* The promise the pool holds for @space.  Caller holds lock. */
+static u64 subvol_space_commitment(struct subvol_space *space)
+{
+	return max_t(s64, space->promised, 0) + space->user_promised +
+	       space->shared;
+}
+
+/*
+ * Turn the guarantee on (claiming every promise and the copy-on-write
+ * reserve for the shared blocks) or off.  Sleeps.
+ */
+static int subvol_space_guarantee(struct subvol_space *space, bool on)
+{
+	u64 blocks;
+	int r;
+
+	spin_lock(&space->lock);
+	if (space->guarantee == on) {
+		spin_unlock(&space->lock);
+		return 0;
+	}
+	blocks = subvol_space_commitment(space);
+	spin_unlock(&space->lock);
+
+	if (on) {
+		/*
+		 * Counters that change between the two locks are off by
+		 * what changed; a guarantee is switched on while the
+		 * table is loaded, before the device has I/O or a client.
+		 */
+		r = subvol_pool_commit(space->pool, blocks);
+		if (r)
+			return r;
+	}
+
+	spin_lock(&space->lock);
+	space->guarantee = on;
+	space->cow_reserve = on ? space->shared : 0;
+	blocks = subvol_space_commitment(space);
+	spin_unlock(&space->lock);
+
+	subvol_pool_guaranteed(space->pool, on);
+	if (!on)
+		subvol_pool_uncommit(space->pool, blocks);
+	return 0;
+}
+
+void subvol_space_set_guarantee(struct subvol_space *space, bool on)
+{
+	/* Only switching off is left for resume, and it cannot fail. */
+	WARN_ON_ONCE(subvol_space_guarantee(space, on));
+}
+
+/*
+ * A write of [@block, @block + @nr) is about to go to the host: holes it
+ * fills use promises, shared blocks it overwrites use the copy-on-write
+ * reserve.  Make loose host space ready for what it will allocate.
+ * Process context.
+ */
+void subvol_space_write_begin(struct subvol_space *space, u64 block, u64 nr,
+			      struct subvol_space_change *change)
+{
+	u64 covered = 0, user = 0, uncommit = 0;
+	bool guarantee;
+
+	memset(change, 0, sizeof(*change));
+	spin_lock(&space->lock);
+	nr = subvol_map_clamp(space, block, nr);
+	change->holes = subvol_map_move(space, block, nr, SUBVOL_HOLE,
+					SUBVOL_EXCLUSIVE);
+	change->shared = subvol_map_move(space, block, nr, SUBVOL_SHARED,
+					 SUBVOL_EXCLUSIVE);
+	space->backed += change->holes;
+	space->shared -= change->shared;
+
+	if (space->attached) {
+		covered = min_t(u64, change->holes, max_t(s64, space->promised, 0));
+		space->promised -= covered;
+	}
+	user = min_t(u64, change->holes - covered, space->user_promised);
+	space->user_promised -= user;
+	guarantee = space->guarantee;
+	if (guarantee) {
+		/* Only a client or a reservation makes a promise. */
+		if (space->attached || space->user_promised)
+			space->uncovered += change->holes - covered - user;
+		space->cow_reserve -= change->shared;
+		uncommit = covered + user + change->shared;
+	}
+	change->promised = covered;
+	change->user_promised = user;
+	spin_unlock(&space->lock);
+
+	if (uncommit) {
+		subvol_pool_uncommit(space->pool, uncommit);
+		subvol_pool_use(space->pool, uncommit);
+	}
+}
+
+/*
+ * The write failed: the host may or may not have allocated.  Blocks the
+ * host still has as holes are holes again, with their promises back;
+ * overwritten shared blocks may still be shared, so every data block of
+ * the range counts as shared again.  Both err on the side of claiming.
+ */
+void subvol_space_write_failed(struct subvol_space *space, u64 block, u64 nr,
+			       const struct subvol_space_change *change)
+{
+	u64 holes, promised, user, shared = 0;
+	bool guarantee;
+
+	if (!change->holes && !change->shared)
+		return;
+
+	subvol_space_rescan(space, block, nr);
+
+	spin_lock(&space->lock);
+	nr = subvol_map_clamp(space, block, nr);
+	holes = subvol_map_count(space, block, nr, SUBVOL_HOLE);
+	promised = min_t(u64, holes, change->promised);
+	user = min_t(u64, holes - promised, change->user_promised);
+	space->promised += promised;
+	space->user_promised += user;
+	if (change->shared) {
+		shared = subvol_map_move(space, block, nr, SUBVOL_EXCLUSIVE,
+					 SUBVOL_SHARED);
+		space->shared += shared;
+	}
+	guarantee = space->guarantee;
+	if (guarantee)
+		space->cow_reserve += shared;
+	spin_unlock(&space->lock);
+
+	subvol_space_commit_delta(space, promised + user + shared, guarantee);
+}
+
+/* The host unmapped [@block, @block + @nr): a discard or punch. */
+void subvol_space_unmapped(struct subvol_space *space, u64 block, u64 nr)
+{
+	u64 excl, shared;
+	bool guarantee;
+
+	spin_lock(&space->lock);
+	nr = subvol_map_clamp(space, block, nr);
+	excl = subvol_map_move(space, block, nr, SUBVOL_EXCLUSIVE, SUBVOL_HOLE);
+	shared = subvol_map_move(space, block, nr, SUBVOL_SHARED, SUBVOL_HOLE);
+	space->backed -= excl + shared;
+	space->shared -= shared;
+	guarantee = space->guarantee;
+	if (guarantee)
+		space->cow_reserve -= shared;
+	spin_unlock(&space->lock);
+
+	subvol_space_commit_delta(space, -(s64)shared, guarantee);
+}
+
+/*
+ * A discard failed part way: ask the host which blocks of the range are
+ * holes now.  Counting a hole as data would let a write allocate without
+ * a promise; data blocks keep their state.  Sleeps.
+ */
+void subvol_space_rescan(struct subvol_space *space, u64 block, u64 nr)
+{
+	unsigned int shift = space->block_shift;
+	loff_t pos = (loff_t)block << shift;
+	loff_t end = (loff_t)(block + nr) << shift;
+
+	while (pos < end) {
+		loff_t hole, data;
+
+		hole = vfs_llseek(space->file, pos, SEEK_HOLE);
+		if (hole < 0 || hole >= end)
+			break;
+		data = vfs_llseek(space->file, hole, SEEK_DATA);
+		if (data == -ENXIO || data > end)
+			data = end;
+		if (data < 0)
+			break;
+		subvol_space_unmapped(space, hole >> shift,
+				      (data - hole) >> shift);
+		pos = data;
+	}
+}
+
+/*
+ * Before a snapshot: every data block will be shared once the file is
+ * cloned, so claim the copy-on-write reserve for the exclusive ones now,
+ * or fail with ENOSPC and change nothing.  The sharing record is written
+ * first, so that a crash after the clone finds them counted.  The device
+ * is suspended: no I/O changes the map meanwhile.
+ */
+int subvol_space_prepare_snapshot(struct subvol_space *space)
+{
+	u64 excl;
+	bool guarantee;
+	int r;
+
+	spin_lock(&space->lock);
+	excl = space->backed - space->shared;
+	guarantee = space->guarantee;
+	spin_unlock(&space->lock);
+
+	if (guarantee) {
+		r = subvol_pool_commit(space->pool, excl);
+		if (r)
+			return r;
+	}
+	r = subvol_record_write(space, true);
+	if (r) {
+		if (guarantee)
+			subvol_pool_uncommit(space->pool, excl);
+		return r;
+	}
+
+	spin_lock(&space->lock);
+	space->shared += subvol_map_move(space, 0, space->nr_blocks,
+					 SUBVOL_EXCLUSIVE, SUBVOL_SHARED);
+	if (guarantee)
+		space->cow_reserve = space->shared;
+	spin_unlock(&space->lock);
+	return 0;
+}
+
+/* A "reserve" message: promise @blocks for writes to holes.  Sleeps. */
+int subvol_space_user_reserve(struct subvol_space *space, u64 blocks)
+{
+	bool guarantee;
+	int r;
+
+	spin_lock(&space->lock);
+	guarantee = space->guarantee;
+	spin_unlock(&space->lock);
+	if (guarantee) {
+		r = subvol_pool_commit(space->pool, blocks);
+		if (r)
+			return r;
+	}
+	spin_lock(&space->lock);
+	space->user_promised += blocks;
+	spin_unlock(&space->lock);
+	return 0;
+}
+
+void subvol_space_user_release(struct subvol_space *space, u64 blocks)
+{
+	bool guarantee;
+
+	spin_lock(&space->lock);
+	blocks = min(blocks, space->user_promised);
+	space->user_promised -= blocks;
+	guarantee = space->guarantee;
+	spin_unlock(&space->lock);
+	subvol_space_commit_delta(space, -(s64)blocks, guarantee);
+}
+
+/*
+ *----------------------------------------------------------------
+ * The space provider: what the filesystem on top calls
+ *----------------------------------------------------------------
+ */
+
+static struct subvol_space *to_space(struct blk_space *provider)
+{
+	return container_of(provider, struct subvol_space, provider);
+}
+
+static void subvol_provider_get(struct blk_space *provider)
+{
+	kref_get(&to_space(provider)->kref);
+}
+
+static void subvol_provider_put(struct blk_space *provider)
+{
+	subvol_space_put(to_space(provider));
+}
+
+/* Blocks of ours in @sects sectors, and the first block of @start. */
+static u64 subvol_sects_to_blocks(struct subvol_space *space, sector_t sects)
+{
+	return sects >> (space->block_shift - SECTOR_SHIFT);
+}
+
+static int subvol_provider_attach(struct blk_space *provider,
+				  unsigned int block_size, u64 used_holes)
+{
+	struct subvol_space *space = to_space(provider);
+	u64 holes = subvol_sects_to_blocks(space, used_holes);
+	bool guarantee;
+	int r;
+
+	if (!is_power_of_2(block_size) || block_size < 1U << space->block_shift)
+		return -EINVAL;
+
+	spin_lock(&space->lock);
+	if (space->attached) {
+		spin_unlock(&space->lock);
+		return -EBUSY;
+	}
+	guarantee = space->guarantee;
+	spin_unlock(&space->lock);
+
+	if (guarantee) {
+		r = subvol_pool_commit(space->pool, holes);
+		if (r)
+			return r;
+	}
+
+	spin_lock(&space->lock);
+	space->client_shift = ilog2(block_size) - space->block_shift;
+	space->promised = holes;
+	space->attached = true;
+	spin_unlock(&space->lock);
+	return 0;
+}
+
+static void subvol_provider_detach(struct blk_space *provider)
+{
+	struct subvol_space *space = to_space(provider);
+	bool guarantee;
+	s64 promised;
+
+	spin_lock(&space->lock);
+	promised = max_t(s64, space->promised, 0);
+	space->promised = 0;
+	space->attached = false;
+	guarantee = space->guarantee;
+	spin_unlock(&space->lock);
+
+	subvol_space_commit_delta(space, -promised, guarantee);
+}
+
+static int subvol_provider_reserve(struct blk_space *provider, u64 blocks)
+{
+	struct subvol_space *space = to_space(provider);
+	u64 n;
+
+	spin_lock(&space->lock);
+	n = blocks << space->client_shift;
+	if (space->guarantee && !subvol_pool_try_commit(space->pool, n)) {
+		spin_unlock(&space->lock);
+		return -ENOSPC;
+	}
+	space->promised += n;
+	spin_unlock(&space->lock);
+	return 0;
+}
+
+static void subvol_provider_release(struct blk_space *provider, u64 blocks)
+{
+	struct subvol_space *space = to_space(provider);
+	bool guarantee;
+	u64 n;
+
+	spin_lock(&space->lock);
+	n = blocks << space->client_shift;
+	if (unlikely((s64)n > space->promised)) {
+		space->accounting_errors++;
+		n = max_t(s64, space->promised, 0);
+	}
+	space->promised -= n;
+	guarantee = space->guarantee;
+	spin_unlock(&space->lock);
+
+	subvol_space_commit_delta(space, -(s64)n, guarantee);
+}
+
+static int subvol_provider_refill(struct blk_space *provider, u64 blocks)
+{
+	struct subvol_space *space = to_space(provider);
+	struct subvol_pool *pool = space->pool;
+	u64 n = (blocks << space->client_shift) + pool->chunk;
+	int r;
+
+	/* Room for the retry, and a chunk more for the writes around it. */
+	if (!READ_ONCE(space->guarantee) || subvol_pool_headroom(pool) >= n)
+		return 0;
+	/* Grow the claim by committing, then hand the promise back. */
+	r = subvol_pool_commit(pool, n);
+	if (!r)
+		subvol_pool_uncommit(pool, n);
+	return r;
+}
+
+static void subvol_provider_query(struct blk_space *provider,
+				  struct blk_space_counters *c)
+{
+	struct subvol_space *space = to_space(provider);
+	unsigned int shift;
+	struct kstatfs st;
+	u64 avail = 0;
+
+	if (!vfs_statfs(&space->file->f_path, &st))
+		avail = st.f_bavail * (st.f_bsize >> space->block_shift);
+	if (READ_ONCE(space->guarantee))
+		avail += subvol_pool_headroom(space->pool);
+
+	spin_lock(&space->lock);
+	shift = space->client_shift;
+	c->total = space->nr_blocks >> shift;
+	c->backed = DIV_ROUND_UP_ULL(space->backed, 1U << shift);
+	c->shared = DIV_ROUND_UP_ULL(space->shared, 1U << shift);
+	c->promised = DIV_ROUND_UP_ULL(max_t(s64, space->promised, 0) +
+				       space->user_promised, 1U << shift);
+	c->cow_reserve = DIV_ROUND_UP_ULL(space->cow_reserve, 1U << shift);
+	spin_unlock(&space->lock);
+	c->available = avail >> shift;
+}
+
+static u64 subvol_provider_count_holes(struct blk_space *provider,
+				       sector_t start, sector_t nr_sects)
+{
+	struct subvol_space *space = to_space(provider);
+	u64 block = subvol_sects_to_blocks(space, start);
+	u64 nr = subvol_sects_to_blocks(space, nr_sects);
+	u64 holes;
+
+	spin_lock(&space->lock);
+	nr = subvol_map_clamp(space, block, nr);
+	holes = subvol_map_count(space, block, nr, SUBVOL_HOLE);
+	spin_unlock(&space->lock);
+	return holes << (space->block_shift - SECTOR_SHIFT);
+}
+
+/*
+ * The promise follows the range: see blk-space.h.  Allocations the client
+ * did not reserve for, and charged frees before the client's release,
+ * raise the promise without asking; the pool's margin covers them.
+ */
+static void subvol_provider_change(struct subvol_space *space, sector_t start,
+				   sector_t nr_sects, unsigned int flags,
+				   int sign)
+{
+	u64 block = subvol_sects_to_blocks(space, start);
+	u64 nr = subvol_sects_to_blocks(space, nr_sects);
+	bool guarantee;
+	s64 delta = 0;
+
+	spin_lock(&space->lock);
+	if (!(flags & BLK_SPACE_IN_USE))
+		delta += subvol_map_count(space, block,
+					  subvol_map_clamp(space, block, nr),
+					  SUBVOL_HOLE);
+	if (flags & BLK_SPACE_CHARGED)
+		delta -= nr;
+	delta *= sign;
+	space->promised += delta;
+	guarantee = space->guarantee;
+	spin_unlock(&space->lock);
+
+	subvol_space_commit_delta(space, delta, guarantee);
+}
+
+static void subvol_provider_allocated(struct blk_space *provider,
+				      sector_t start, sector_t nr_sects,
+				      unsigned int flags)
+{
+	subvol_provider_change(to_space(provider), start, nr_sects, flags, 1);
+}
+
+static void subvol_provider_freed(struct blk_space *provider, sector_t start,
+				  sector_t nr_sects, unsigned int flags)
+{
+	subvol_provider_change(to_space(provider), start, nr_sects, flags, -1);
+}
+
+static const struct blk_space_ops subvol_provider_ops = {
+	.owner = THIS_MODULE,
+	.get = subvol_provider_get,
+	.put = subvol_provider_put,
+	.attach = subvol_provider_attach,
+	.detach = subvol_provider_detach,
+	.reserve = subvol_provider_reserve,
+	.release = subvol_provider_release,
+	.refill = subvol_provider_refill,
+	.query = subvol_provider_query,
+	.count_holes = subvol_provider_count_holes,
+	.allocated = subvol_provider_allocated,
+	.freed = subvol_provider_freed,
+};
+
+/*
+ *----------------------------------------------------------------
+ * Volumes
+ *----------------------------------------------------------------
+ */
+
+static struct subvol_space *subvol_space_create(struct subvol_c *sc,
+						char **error)
+{
+	struct subvol_space *space;
+	u64 nr_blocks;
+	int r;
+
+	space = kzalloc(sizeof(*space), GFP_KERNEL);
+	if (!space) {
+		*error = "Cannot allocate space accounting";
+		return ERR_PTR(-ENOMEM);
+	}
+	kref_init(&space->kref);
+	spin_lock_init(&space->lock);
+	space->file = get_file(sc->file);
+	space->md = sc->md;
+	space->dev = disk_devt(dm_disk(sc->md));
+	space->block_shift = ilog2(sc->block_size);
+	nr_blocks = i_size_read(file_inode(sc->file)) >> space->block_shift;
+
+	space->map = subvol_map_alloc(nr_blocks);
+	if (!space->map) {
+		*error = "Cannot allocate block map";
+		r = -ENOMEM;
+		goto bad;
+	}
+	space->nr_blocks = nr_blocks;
+
+	r = subvol_map_scan(space, 0, nr_blocks);
+	if (r) {
+		*error = "Cannot read the backing file's allocation map";
+		goto bad;
+	}
+	subvol_record_apply(space);
+
+	space->pool = subvol_pool_get(sc->file, space->block_shift);
+	if (IS_ERR(space->pool)) {
+		r = PTR_ERR(space->pool);
+		space->pool = NULL;
+		*error = "Cannot create the host space reserve file";
+		goto bad;
+	}
+	return space;
+
+bad:
+	kvfree(space->map);
+	fput(space->file);
+	kfree(space);
+	return ERR_PTR(r);
+}
+
+/* A reload may grow the file: the map must cover it.  Sleeps. */
+static int subvol_space_resize(struct subvol_space *space, struct file *file)
+{
+	u64 nr_blocks = i_size_read(file_inode(file)) >> space->block_shift;
+	u64 old = space->nr_blocks;
+	u8 *map, *old_map;
+
+	if (nr_blocks <= old)
+		return 0;
+	map = subvol_map_alloc(nr_blocks);
+	if (!map)
+		return -ENOMEM;
+
+	spin_lock(&space->lock);
+	memcpy(map, space->map, DIV_ROUND_UP_ULL(old, 5));
+	old_map = space->map;
+	space->map = map;
+	space->nr_blocks = nr_blocks;
+	spin_unlock(&space->lock);
+	kvfree(old_map);
+
+	/* Blocks past the old end were never mapped by a table: ask. */
+	return subvol_map_scan(space, old, nr_blocks - old);
+}
+
+/*
+ * The provider is registered for the device's disk: the filesystem on top
+ * finds it at mount.  A reload that names another file takes the disk
+ * over, unless a filesystem is attached to the old file's space.
+ *
+ * NOTE: must be called with subvol_spaces_lock held.
+ */
+static int subvol_space_register(struct subvol_space *space, char **error)
+{
+	struct subvol_space *other;
+
+	list_for_each_entry(other, &subvol_spaces, list) {
+		if (other == space || !other->registered ||
+		    other->dev != space->dev)
+			continue;
+		if (READ_ONCE(other->attached)) {
+			*error = "Cannot change the backing file under a filesystem that reserves space";
+			return -EBUSY;
+		}
+		blk_space_unregister(&other->provider);
+		other->registered = false;
+	}
+	if (blk_space_register(&space->provider, space->dev,
+			       &subvol_provider_ops)) {
+		*error = "Another space provider is registered for this device";
+		return -EBUSY;
+	}
+	space->registered = true;
+	return 0;
+}
+
+/* The space of @sc's backing file, shared with other tables of its md. */
+int subvol_space_get(struct subvol_c *sc, char **error)
+{
+	struct inode *inode = file_inode(sc->file);
+	struct subvol_space *space;
+	int r;
+
+	mutex_lock(&subvol_spaces_lock);
+	list_for_each_entry(space, &subvol_spaces, list) {
+		if (file_inode(space->file) == inode) {
+			r = subvol_space_resize(space, sc->file);
+			if (r) {
+				*error = "Cannot grow the block map";
+				goto out;
+			}
+			kref_get(&space->kref);
+			goto found;
+		}
+	}
+	space = subvol_space_create(sc, error);
+	if (IS_ERR(space)) {
+		r = PTR_ERR(space);
+		goto out;
+	}
+	list_add(&space->list, &subvol_spaces);
+found:
+	r = subvol_space_register(space, error);
+	if (r) {
+		mutex_unlock(&subvol_spaces_lock);
+		subvol_space_put(space);
+		return r;
+	}
+	sc->space = space;
+out:
+	mutex_unlock(&subvol_spaces_lock);
+	return r;
+}
+
+/*
+ * The table's policy takes effect: with the guarantee, the promises and
+ * the copy-on-write reserve are claimed now, or the table fails with
+ * ENOSPC.  Switching the guarantee off waits for resume.  Sleeps.
+ */
+int subvol_space_activate(struct subvol_c *sc)
+{
+	bool on = sc->guarantee && sc->writable;
+
+	if (!on)
+		return 0;
+	return subvol_space_guarantee(sc->space, true);
+}
+
+static void subvol_space_release(struct kref *kref)
+{
+	struct subvol_space *space = container_of(kref, struct subvol_space,
+						  kref);
+	int r;
+
+	list_del(&space->list);
+	if (space->registered)
+		blk_space_unregister(&space->provider);
+
+	/* The next activation starts from what is shared now. */
+	r = subvol_record_write(space, false);
+	if (r)
+		DMERR("%s: cannot write the sharing record of %pD: %d",
+		      dm_device_name(space->md), space->file, r);
+
+	WARN_ON_ONCE(subvol_space_guarantee(space, false));
+	subvol_pool_put(space->pool);
+	kvfree(space->map);
+	fput(space->file);
+	kfree(space);
+}
+
+void subvol_space_put(struct subvol_space *space)
+{
+	mutex_lock(&subvol_spaces_lock);
+	kref_put(&space->kref, subvol_space_release);
+	mutex_unlock(&subvol_spaces_lock);
+}

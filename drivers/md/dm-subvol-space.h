@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Copyright (C) 2026 The dm-subvol authors.
+ *
+ * Space accounting of the subvol target: the pool of host space that backs
+ * the promises of all volumes on one host filesystem, and each volume's
+ * map of which of its blocks are holes, exclusive or shared.
+ *
+ * All counts are in host filesystem blocks (the device's logical block).
+ *
+ * The invariant (shared/design/space-model.md): for every pool,
+ *
+ *	committed = sum over its volumes of (promised + cow_reserve)
+ *	committed + margin <= claimed, for every new promise,
+ *
+ * where claimed is the space held in the pool's reserve file, which no
+ * other host writer can take.  Existing promises may use the margin: it
+ * covers host space that a writer outside the pool takes between our
+ * releasing it and our write using it.
+ */
+#ifndef DM_SUBVOL_SPACE_H
+#define DM_SUBVOL_SPACE_H
+
+#include <linux/blk-space.h>
+#include <linux/fs.h>
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+
+/* Claims and releases move this much host space at a time. */
+#define SUBVOL_POOL_CHUNK_BYTES		(4U << 20)
+
+/*
+ * A pool: the space of one host filesystem that its subvol volumes have
+ * claimed.  Claimed space is allocated to an unlinked file (O_TMPFILE), so
+ * the host gets it back by itself if we crash.
+ *
+ * Locking: @lock protects @claimed, @committed and @loose, and is taken
+ * inside a volume's lock.  @resize_lock serialises changes to the reserve
+ * file and is never taken under a spinlock.  The reserve file's blocks
+ * [0, @claimed) are allocated, so the file is a stack: a claim allocates
+ * at its top, a release punches its top.
+ */
+struct subvol_pool {
+	struct list_head list;		/* in subvol_pools */
+	struct kref kref;
+	struct super_block *sb;		/* the host filesystem */
+	struct file *reserve;
+	unsigned int block_shift;
+	u64 chunk;			/* SUBVOL_POOL_CHUNK_BYTES in blocks */
+
+	spinlock_t lock;
+	u64 claimed;			/* blocks allocated to the reserve file */
+	u64 committed;			/* blocks promised to volumes */
+	u64 loose;			/* released for our writes, not used yet */
+	unsigned int guaranteed;	/* volumes with the guarantee on */
+	unsigned long grow_failed;	/* jiffies of the last failed claim */
+	unsigned long refilled;		/* jiffies of the last claim on request */
+
+	struct mutex resize_lock;
+	struct work_struct balance;
+};
+
+/* The states of a block of a volume, kept in struct subvol_space's map. */
+enum subvol_block_state {
+	SUBVOL_HOLE = 0,	/* not allocated on the host */
+	SUBVOL_EXCLUSIVE,	/* allocated, only this file maps it */
+	SUBVOL_SHARED,		/* allocated, shared with another file */
+};
+
+/*
+ * The space of one volume: one backing file, shared by the tables of one
+ * mapped device that name it (a reload keeps its accounting).  It is also
+ * the device's space provider for the filesystem on top (the client).
+ *
+ * Locking: @lock protects the map and the counters, and nests outside
+ * the pool's lock.  Every user is in process context.
+ */
+struct subvol_space {
+	struct blk_space provider;
+	struct kref kref;
+	struct list_head list;		/* in subvol_spaces */
+	bool registered;		/* provider is in the registry */
+
+	struct file *file;
+	struct mapped_device *md;
+	dev_t dev;			/* the device's disk */
+	struct subvol_pool *pool;
+	unsigned int block_shift;
+
+	spinlock_t lock;
+	u8 *map;			/* subvol_block_state, 5 per byte */
+	u64 nr_blocks;			/* blocks the map covers */
+	u64 backed;			/* blocks not SUBVOL_HOLE */
+	u64 shared;			/* blocks SUBVOL_SHARED */
+	bool guarantee;			/* promises and cow_reserve count */
+	u64 cow_reserve;		/* == shared while committed */
+	s64 promised;			/* the client's, see blk-space.h */
+	u64 user_promised;		/* by "reserve" messages */
+	u64 uncovered;			/* hole writes no promise covered */
+	u64 accounting_errors;		/* releases of more than promised */
+	bool attached;			/* a client is attached */
+	unsigned int client_shift;	/* log2(client block / our block) */
+};
+
+/* What a write or discard changed, to undo it if the host call fails. */
+struct subvol_space_change {
+	u32 holes;		/* holes it filled */
+	u32 promised;		/* of which the client's promise covered */
+	u32 user_promised;	/* of which a "reserve" message covered */
+	u32 shared;		/* shared blocks it overwrote or unmapped */
+};
+
+/* dm-subvol-pool.c */
+struct subvol_pool *subvol_pool_get(struct file *backing, unsigned int shift);
+void subvol_pool_put(struct subvol_pool *pool);
+void subvol_pool_guaranteed(struct subvol_pool *pool, bool on);
+bool subvol_pool_try_commit(struct subvol_pool *pool, u64 blocks);
+int subvol_pool_commit(struct subvol_pool *pool, u64 blocks);
+void subvol_pool_force_commit(struct subvol_pool *pool, u64 blocks);
+void subvol_pool_uncommit(struct subvol_pool *pool, u64 blocks);
+void subvol_pool_use(struct subvol_pool *pool, u64 blocks);
+int subvol_pool_make_room(struct subvol_pool *pool, u64 blocks);
+u64 subvol_pool_headroom(struct subvol_pool *pool);
+void subvol_pool_counters(struct subvol_pool *pool, u64 *claimed,
+			  u64 *committed);
+
+/* dm-subvol-space.c */
+struct subvol_c;
+int subvol_space_get(struct subvol_c *sc, char **error);
+void subvol_space_put(struct subvol_space *space);
+int subvol_space_activate(struct subvol_c *sc);
+void subvol_space_set_guarantee(struct subvol_space *space, bool on);
+void subvol_space_write_begin(struct subvol_space *space, u64 block, u64 nr,
+			      struct subvol_space_change *change);
+void subvol_space_write_failed(struct subvol_space *space, u64 block, u64 nr,
+			       const struct subvol_space_change *change);
+void subvol_space_unmapped(struct subvol_space *space, u64 block, u64 nr);
+void subvol_space_rescan(struct subvol_space *space, u64 block, u64 nr);
+int subvol_space_prepare_snapshot(struct subvol_space *space);
+int subvol_space_user_reserve(struct subvol_space *space, u64 blocks);
+void subvol_space_user_release(struct subvol_space *space, u64 blocks);
+
+#endif /* DM_SUBVOL_SPACE_H */
