@@ -239,6 +239,15 @@ static void subvol_write_error_work(struct work_struct *work)
 			subvol_write_hold(io);
 			goto out;
 		}
+		if (covered) {
+			u64 claimed, committed;
+
+			subvol_pool_counters(sc->space->pool, &claimed,
+					     &committed);
+			DMERR_LIMIT("%s: host full for %llu promised blocks after %u retries; pool claims %llu, promised %llu",
+				    dm_device_name(sc->md), covered, io->retries,
+				    claimed, committed);
+		}
 	}
 	subvol_write_fail(io, bio, ret);
 out:

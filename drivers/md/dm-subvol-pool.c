@@ -8,7 +8,7 @@
  * Free space that statfs reports is not ours: any process on the host can
  * take it.  So a promise is backed by blocks really allocated, to a
  * hidden reserve file of the pool.  Just before our writes need new host
- * blocks, the pool punches a chunk of that file ("loose" space); the
+ * blocks, the pool truncates a chunk off that file ("loose" space); the
  * writes then find free blocks on the host.  A chunk that another host
  * writer takes first makes our write fail with ENOSPC; the data path then
  * asks for more room (subvol_pool_make_room()) and retries.  The margin
@@ -93,8 +93,7 @@ static u64 subvol_pool_grow(struct subvol_pool *pool, u64 blocks)
 			break;
 		}
 		/* A failed fallocate may leave part of the range allocated. */
-		vfs_fallocate(pool->reserve,
-			      FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, top, len);
+		vfs_truncate(&pool->reserve->f_path, top);
 		if (r != -ENOSPC && r != -EDQUOT) {
 			pr_err_ratelimited(DM_NAME ": " DM_MSG_PREFIX
 					   ": cannot claim space on %s: %d\n",
@@ -111,12 +110,10 @@ static u64 subvol_pool_grow(struct subvol_pool *pool, u64 blocks)
 }
 
 /*
- * Give back up to @blocks of claimed space that no promise needs, to be
- * loose space for our writes (@loose) or to the host.  Returns the blocks
- * released.
+ * Give back up to @blocks of claimed space that no promise needs, to the
+ * host, where our writes will find it.  Returns the blocks released.
  */
-static u64 subvol_pool_shrink(struct subvol_pool *pool, u64 blocks,
-			      bool loose)
+static u64 subvol_pool_shrink(struct subvol_pool *pool, u64 blocks)
 {
 	unsigned int noio_flags;
 	loff_t top;
@@ -129,15 +126,15 @@ static u64 subvol_pool_shrink(struct subvol_pool *pool, u64 blocks,
 		     pool->claimed - pool->committed : 0);
 	/* Lower the claim first: a new promise must not count on it. */
 	pool->claimed -= blocks;
-	if (loose)
-		pool->loose += blocks;
 	spin_unlock(&pool->lock);
 	top = subvol_pool_bytes(pool, pool->claimed);
 
+	/*
+	 * Truncate, not punch: a punch reserves blocks for the extent tree
+	 * and fails with ENOSPC on a full host, which is when we need it.
+	 */
 	if (blocks) {
-		r = vfs_fallocate(pool->reserve,
-				  FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-				  top, subvol_pool_bytes(pool, blocks));
+		r = vfs_truncate(&pool->reserve->f_path, top);
 		/* Blocks left allocated only make the claim look smaller. */
 		if (r)
 			pr_err_ratelimited(DM_NAME ": " DM_MSG_PREFIX
@@ -178,7 +175,7 @@ static void subvol_pool_balance(struct work_struct *work)
 	if (grow)
 		subvol_pool_grow(pool, grow);
 	else if (shrink)
-		subvol_pool_shrink(pool, shrink, false);
+		subvol_pool_shrink(pool, shrink);
 }
 
 static void subvol_pool_kick(struct subvol_pool *pool)
@@ -276,15 +273,25 @@ void subvol_pool_uncommit(struct subvol_pool *pool, u64 blocks)
  */
 void subvol_pool_use(struct subvol_pool *pool, u64 blocks)
 {
-	bool need;
+	u64 need, got;
 
 	spin_lock(&pool->lock);
-	need = pool->loose < blocks;
-	pool->loose = need ? 0 : pool->loose - blocks;
+	if (pool->loose >= blocks) {
+		pool->loose -= blocks;
+		spin_unlock(&pool->lock);
+		return;
+	}
+	need = blocks - pool->loose;
+	pool->loose = 0;
 	spin_unlock(&pool->lock);
 
-	if (need)
-		subvol_pool_shrink(pool, max(blocks, pool->chunk), true);
+	/* Release a chunk at least; what this write does not use stays loose. */
+	got = subvol_pool_shrink(pool, max(need, pool->chunk));
+	if (got > need) {
+		spin_lock(&pool->lock);
+		pool->loose += got - need;
+		spin_unlock(&pool->lock);
+	}
 }
 
 /*
@@ -296,7 +303,7 @@ int subvol_pool_make_room(struct subvol_pool *pool, u64 blocks)
 {
 	u64 got;
 
-	got = subvol_pool_shrink(pool, max(blocks, pool->chunk), false);
+	got = subvol_pool_shrink(pool, max(blocks, pool->chunk));
 	subvol_pool_kick(pool);
 	return got ? 0 : -ENOSPC;
 }

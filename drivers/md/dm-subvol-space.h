@@ -40,8 +40,8 @@
  * Locking: @lock protects @claimed, @committed and @loose, and is taken
  * inside a volume's lock.  @resize_lock serialises changes to the reserve
  * file and is never taken under a spinlock.  The reserve file's blocks
- * [0, @claimed) are allocated, so the file is a stack: a claim allocates
- * at its top, a release punches its top.
+ * [0, @claimed) are allocated and it is that long, so the file is a
+ * stack: a claim allocates at its top, a release truncates it.
  */
 struct subvol_pool {
 	struct list_head list;		/* in subvol_pools */

@@ -79,15 +79,28 @@ free_bytes() {
 	stat -f -c '%a %S' "$1" | awk '{ print $1 * $2 }'
 }
 
-# fill DIR SOURCE: write SOURCE (50 MiB) as DIR/f1, f2, ... with dd until a
-# write fails or 60 files are there.  dd's error is left in /tmp/fill.err.
+# fill DIR SOURCE [ERRFILE]: write SOURCE (50 MiB) as DIR/f1, f2, ... with
+# dd until a write fails or 60 files are there.  dd's error is left in
+# ERRFILE (default /tmp/fill.err).
 fill() {
-	local i=0
-	: >/tmp/fill.err
+	local i=0 err=${3:-/tmp/fill.err}
+	: >"$err"
 	while [ $i -lt 60 ]; do
 		i=$((i + 1))
-		dd if="$2" of="$1/f$i" bs=1M conv=fsync status=none 2>/tmp/fill.err || break
+		dd if="$2" of="$1/f$i" bs=1M conv=fsync status=none 2>"$err" || break
 	done
+}
+
+# guest_checks NAME DEV DIR SOURCE: after a fill of DIR on DEV: unmount,
+# repair, mount again, and every acknowledged byte reads back.
+guest_checks() {
+	local name=$1 dev=$2 dir=$3 written
+	written=$(bytes_in "$dir")
+	check "$name: umount" umount "$dir"
+	check "$name: xfs_repair -n is clean" xfs_repair -n "$dev"
+	check "$name: mount again" mount "$dev" "$dir"
+	check_eq "$name: every acknowledged byte is there" "$written" "$(bytes_in "$dir")"
+	check_eq "$name: every file reads back as written" 0 "$(prefixes_mismatch "$dir" "$4")"
 }
 
 # bytes_in DIR: the sizes of DIR's files, added up.
