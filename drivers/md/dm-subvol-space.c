@@ -11,9 +11,12 @@
  * (3^5 = 243 fits), so a TiB of 4 KiB blocks costs 51 MiB, not the
  * 64 MiB of two bitmaps.  It is built when the volume is first used: the
  * host tells holes from data (SEEK_HOLE), and which data blocks are
- * shared comes from the sharing record that this file keeps in an
- * extended attribute of the backing file.  Without a valid record every
- * data block counts as shared: that may claim too much, never too little.
+ * shared, and which blocks SEEK_HOLE calls holes but are allocated
+ * (unwritten extents), comes from the sharing record that this file keeps
+ * in an extended attribute of the backing file.  Without a valid record
+ * every data block counts as shared and every unwritten block as a hole:
+ * that may claim too much, never too little.  A record is valid while the
+ * host's layout of the file is the one it was written for.
  *
  * The record is written before a snapshot shares anything (all data
  * blocks then count as shared) and again when the volume goes away.  Only
@@ -122,38 +125,85 @@ static u8 *subvol_map_alloc(u64 nr_blocks)
 }
 
 /*
- * Mark the data ranges of [@block, @block + @nr) exclusive, as the host
- * reports them; the range was all holes in the map, and no table has
- * written it yet.  Sleeps.
+ * The host's layout of the file: its data extents, as SEEK_DATA and
+ * SEEK_HOLE report them, hashed (FNV-1a).  The sharing record keeps the
+ * hash, so that a file written, punched or zeroed outside the target
+ * since the record was written is noticed.
  */
-static int subvol_map_scan(struct subvol_space *space, u64 block, u64 nr)
-{
-	unsigned int shift = space->block_shift;
-	loff_t pos = (loff_t)block << shift;
-	loff_t end = (loff_t)(block + nr) << shift;
+#define SUBVOL_FNV_OFFSET	0xcbf29ce484222325ULL
+#define SUBVOL_FNV_PRIME	0x100000001b3ULL
 
+static void subvol_layout_hash(u64 *hash, loff_t data, loff_t hole)
+{
+	u64 v[2] = { data, hole };
+	const u8 *p = (const u8 *)v;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(v); i++)
+		*hash = (*hash ^ p[i]) * SUBVOL_FNV_PRIME;
+}
+
+/*
+ * Walk the host's data extents of [@pos, @end): @fn gets each, and the
+ * hole before it.  Sleeps.
+ */
+static int subvol_layout_walk(struct subvol_space *space, loff_t pos,
+			      loff_t end, u64 *hash,
+			      void (*fn)(struct subvol_space *space,
+					 loff_t hole, loff_t data,
+					 loff_t data_end, void *priv),
+			      void *priv)
+{
 	while (pos < end) {
 		loff_t data, hole;
 
 		data = vfs_llseek(space->file, pos, SEEK_DATA);
-		if (data == -ENXIO || data >= end)
+		if (data == -ENXIO || data >= end) {
+			fn(space, pos, end, end, priv);
 			break;
+		}
 		if (data < 0)
 			return data;
 		hole = vfs_llseek(space->file, data, SEEK_HOLE);
 		if (hole < 0)
 			return hole;
 		hole = min(hole, end);
-		/* The host block size is ours, so both are aligned. */
-		spin_lock(&space->lock);
-		space->backed += subvol_map_move(space, data >> shift,
-						 (hole - data) >> shift,
-						 SUBVOL_HOLE, SUBVOL_EXCLUSIVE);
-		spin_unlock(&space->lock);
+		if (hash)
+			subvol_layout_hash(hash, data, hole);
+		fn(space, pos, data, hole, priv);
 		pos = hole;
 		cond_resched();
 	}
 	return 0;
+}
+
+static void subvol_scan_extent(struct subvol_space *space, loff_t hole,
+			       loff_t data, loff_t data_end, void *priv)
+{
+	unsigned int shift = space->block_shift;
+
+	/* The host block size is ours, so the offsets are aligned. */
+	spin_lock(&space->lock);
+	space->backed += subvol_map_move(space, data >> shift,
+					 (data_end - data) >> shift,
+					 SUBVOL_HOLE, SUBVOL_EXCLUSIVE);
+	spin_unlock(&space->lock);
+}
+
+/*
+ * Mark the data ranges of [@block, @block + @nr) exclusive, as the host
+ * reports them; the range was all holes in the map, and no table has
+ * written it yet.  The host reports blocks allocated but never written
+ * (unwritten extents) as holes; the sharing record names them.  Sleeps.
+ */
+static int subvol_map_scan(struct subvol_space *space, u64 block, u64 nr,
+			   u64 *hash)
+{
+	unsigned int shift = space->block_shift;
+
+	return subvol_layout_walk(space, (loff_t)block << shift,
+				  (loff_t)(block + nr) << shift, hash,
+				  subvol_scan_extent, NULL);
 }
 
 /*
@@ -164,13 +214,17 @@ static int subvol_map_scan(struct subvol_space *space, u64 block, u64 nr)
 
 #define SUBVOL_RECORD_XATTR	"trusted.dm-subvol.shared"
 #define SUBVOL_RECORD_MAGIC	0x53565348	/* "SVSH" */
-#define SUBVOL_RECORD_VERSION	1
+#define SUBVOL_RECORD_VERSION	2
 /* An extended attribute value holds at most 64 KiB on XFS. */
 #define SUBVOL_RECORD_MAX_RANGES	4000
+/* In a range's length: blocks allocated that the host reports as holes. */
+#define SUBVOL_RECORD_ALLOCATED	(1ULL << 63)
 
 /*
- * Which blocks may be shared: ranges in blocks.  @ino and @generation
- * tell a copied record (cp -a copies extended attributes) from our own.
+ * Which blocks may be shared, and which are allocated although SEEK_DATA
+ * calls them holes: ranges in blocks.  @ino and @generation tell a copied
+ * record (cp -a copies extended attributes) from our own; @layout is the
+ * host's layout hash when the record was written.
  */
 struct subvol_record {
 	__le32 magic;
@@ -180,36 +234,74 @@ struct subvol_record {
 	__le64 ino;
 	__le32 generation;
 	__le32 pad;
+	__le64 layout;
 	struct {
 		__le64 start;
 		__le64 len;
 	} ranges[];
 };
 
-/*
- * Build a record of the blocks in state @state or, if @all_backed, of all
- * non-hole blocks; a range may cover more blocks than it must, so that
- * the record fits.  Caller holds no lock: the device is suspended or
- * being torn down.
- */
-static struct subvol_record *subvol_record_build(struct subvol_space *space,
-						 bool all_backed, size_t *size)
-{
-	struct inode *inode = file_inode(space->file);
+struct subvol_record_builder {
 	struct subvol_record *rec;
-	unsigned int group_shift;
+	u32 nr;
+	bool overflow;
+};
 
-	rec = kvzalloc(struct_size(rec, ranges, SUBVOL_RECORD_MAX_RANGES),
-		       GFP_KERNEL);
-	if (!rec)
-		return NULL;
+static void subvol_record_add(struct subvol_record_builder *b, u64 start,
+			      u64 len, u64 flags)
+{
+	if (b->nr == SUBVOL_RECORD_MAX_RANGES / 2) {
+		b->overflow = true;
+		return;
+	}
+	b->rec->ranges[b->nr].start = cpu_to_le64(start);
+	b->rec->ranges[b->nr].len = cpu_to_le64(len | flags);
+	b->nr++;
+}
+
+/* In a host hole, the runs of blocks the map has as allocated. */
+static void subvol_record_allocated(struct subvol_space *space, loff_t hole,
+				    loff_t data, loff_t data_end, void *priv)
+{
+	struct subvol_record_builder *b = priv;
+	u64 block = hole >> space->block_shift;
+	u64 end = data >> space->block_shift;
+	struct subvol_map_pos pos;
+	u64 run = 0;
+
+	subvol_map_seek(&pos, block);
+	for (; block <= end; block++, subvol_map_next(&pos)) {
+		if (block < end &&
+		    subvol_map_get(space->map, &pos) != SUBVOL_HOLE) {
+			run++;
+			continue;
+		}
+		if (run)
+			subvol_record_add(b, block - run, run,
+					  SUBVOL_RECORD_ALLOCATED);
+		run = 0;
+	}
+}
+
+/*
+ * Add the blocks in state SUBVOL_SHARED or, if @all_backed, all non-hole
+ * blocks, from @first on; a range may cover more blocks than it must, so
+ * that the record fits.
+ */
+static void subvol_record_shared(struct subvol_space *space,
+				 struct subvol_record *rec, u32 first,
+				 bool all_backed)
+{
+	unsigned int group_shift;
+	u32 nr = first;
 
 	/* Coarser groups until the ranges fit. */
 	for (group_shift = 0; group_shift < 64; group_shift++) {
 		struct subvol_map_pos pos;
-		u64 block, nr = 0;
 		bool open = false;
+		u64 block;
 
+		nr = first;
 		subvol_map_seek(&pos, 0);
 		for (block = 0; block < space->nr_blocks;
 		     block++, subvol_map_next(&pos)) {
@@ -234,19 +326,49 @@ static struct subvol_record *subvol_record_build(struct subvol_space *space,
 			nr++;
 			open = true;
 		}
-		if (block == space->nr_blocks) {
-			rec->nr_ranges = cpu_to_le32(nr);
+		if (block == space->nr_blocks)
 			break;
-		}
 	}
+	rec->nr_ranges = cpu_to_le32(nr);
+}
 
-	rec->magic = cpu_to_le32(SUBVOL_RECORD_MAGIC);
-	rec->version = cpu_to_le32(SUBVOL_RECORD_VERSION);
-	rec->block_size = cpu_to_le32(1U << space->block_shift);
-	rec->ino = cpu_to_le64(inode->i_ino);
-	rec->generation = cpu_to_le32(inode->i_generation);
-	*size = struct_size(rec, ranges, le32_to_cpu(rec->nr_ranges));
-	return rec;
+/*
+ * Build the record.  Too many allocated runs are left out: they then
+ * count as holes, which claims more, never less.  Caller holds no lock:
+ * the device is suspended or being torn down.  Sleeps.
+ */
+static struct subvol_record *subvol_record_build(struct subvol_space *space,
+						 bool all_backed, size_t *size)
+{
+	struct inode *inode = file_inode(space->file);
+	struct subvol_record_builder b = { };
+	u64 hash = SUBVOL_FNV_OFFSET;
+	int r;
+
+	b.rec = kvzalloc(struct_size(b.rec, ranges, SUBVOL_RECORD_MAX_RANGES),
+			 GFP_KERNEL);
+	if (!b.rec)
+		return ERR_PTR(-ENOMEM);
+
+	r = subvol_layout_walk(space, 0,
+			       (loff_t)space->nr_blocks << space->block_shift,
+			       &hash, subvol_record_allocated, &b);
+	if (r) {
+		kvfree(b.rec);
+		return ERR_PTR(r);
+	}
+	if (b.overflow)
+		b.nr = 0;
+	subvol_record_shared(space, b.rec, b.nr, all_backed);
+
+	b.rec->magic = cpu_to_le32(SUBVOL_RECORD_MAGIC);
+	b.rec->version = cpu_to_le32(SUBVOL_RECORD_VERSION);
+	b.rec->block_size = cpu_to_le32(1U << space->block_shift);
+	b.rec->ino = cpu_to_le64(inode->i_ino);
+	b.rec->generation = cpu_to_le32(inode->i_generation);
+	b.rec->layout = cpu_to_le64(hash);
+	*size = struct_size(b.rec, ranges, le32_to_cpu(b.rec->nr_ranges));
+	return b.rec;
 }
 
 static int subvol_record_write(struct subvol_space *space, bool all_backed)
@@ -256,8 +378,8 @@ static int subvol_record_write(struct subvol_space *space, bool all_backed)
 	int r;
 
 	rec = subvol_record_build(space, all_backed, &size);
-	if (!rec)
-		return -ENOMEM;
+	if (IS_ERR(rec))
+		return PTR_ERR(rec);
 	r = mnt_want_write_file(space->file);
 	if (!r) {
 		r = vfs_setxattr(file_mnt_user_ns(space->file),
@@ -269,11 +391,37 @@ static int subvol_record_write(struct subvol_space *space, bool all_backed)
 	return r;
 }
 
+/* Apply a valid record's ranges: allocated ones first, then shared. */
+static void subvol_record_ranges(struct subvol_space *space,
+				 const struct subvol_record *rec, u32 nr)
+{
+	u32 i;
+
+	for (i = 0; i < nr; i++) {
+		u64 len = le64_to_cpu(rec->ranges[i].len);
+		u64 start = le64_to_cpu(rec->ranges[i].start);
+		u64 n = subvol_map_clamp(space, start,
+					 len & ~SUBVOL_RECORD_ALLOCATED);
+
+		spin_lock(&space->lock);
+		if (len & SUBVOL_RECORD_ALLOCATED)
+			space->backed += subvol_map_move(space, start, n,
+							 SUBVOL_HOLE,
+							 SUBVOL_EXCLUSIVE);
+		else
+			space->shared += subvol_map_move(space, start, n,
+							 SUBVOL_EXCLUSIVE,
+							 SUBVOL_SHARED);
+		spin_unlock(&space->lock);
+	}
+}
+
 /*
- * Mark the data blocks the record names shared, or all of them if there
- * is no valid record.  Nothing else uses the map yet.
+ * Use the record if it is ours and the host's layout is still the one it
+ * was written for (@layout); otherwise count every data block as shared.
+ * Nothing else uses the map yet.
  */
-static void subvol_record_apply(struct subvol_space *space)
+static void subvol_record_apply(struct subvol_space *space, u64 layout)
 {
 	struct inode *inode = file_inode(space->file);
 	size_t max = struct_size_t(struct subvol_record, ranges,
@@ -281,7 +429,7 @@ static void subvol_record_apply(struct subvol_space *space)
 	struct subvol_record *rec;
 	const char *why = NULL;
 	ssize_t len;
-	u32 i, nr;
+	u32 nr;
 
 	rec = kvmalloc(max, GFP_KERNEL);
 	if (!rec) {
@@ -310,23 +458,20 @@ static void subvol_record_apply(struct subvol_space *space)
 		why = "copied from another file";
 		goto all;
 	}
-
-	for (i = 0; i < nr; i++) {
-		u64 start = le64_to_cpu(rec->ranges[i].start);
-		u64 n = subvol_map_clamp(space, start,
-					 le64_to_cpu(rec->ranges[i].len));
-
-		space->shared += subvol_map_move(space, start, n,
-						 SUBVOL_EXCLUSIVE,
-						 SUBVOL_SHARED);
+	if (le64_to_cpu(rec->layout) != layout) {
+		why = "the file changed since it was written";
+		goto all;
 	}
+	subvol_record_ranges(space, rec, nr);
 	kvfree(rec);
 	return;
 
 all:
 	kvfree(rec);
+	spin_lock(&space->lock);
 	space->shared = subvol_map_move(space, 0, space->nr_blocks,
 					SUBVOL_EXCLUSIVE, SUBVOL_SHARED);
+	spin_unlock(&space->lock);
 	if (space->shared)
 		DMINFO("%s: sharing record of %pD: %s; counting all %llu data blocks as shared",
 		       dm_device_name(space->md), space->file, why,
@@ -841,7 +986,7 @@ static struct subvol_space *subvol_space_create(struct subvol_c *sc,
 						char **error)
 {
 	struct subvol_space *space;
-	u64 nr_blocks;
+	u64 nr_blocks, layout;
 	int r;
 
 	space = kzalloc(sizeof(*space), GFP_KERNEL);
@@ -865,12 +1010,13 @@ static struct subvol_space *subvol_space_create(struct subvol_c *sc,
 	}
 	space->nr_blocks = nr_blocks;
 
-	r = subvol_map_scan(space, 0, nr_blocks);
+	layout = SUBVOL_FNV_OFFSET;
+	r = subvol_map_scan(space, 0, nr_blocks, &layout);
 	if (r) {
 		*error = "Cannot read the backing file's allocation map";
 		goto bad;
 	}
-	subvol_record_apply(space);
+	subvol_record_apply(space, layout);
 
 	space->pool = subvol_pool_get(sc->file, space->block_shift);
 	if (IS_ERR(space->pool)) {
@@ -910,7 +1056,7 @@ static int subvol_space_resize(struct subvol_space *space, struct file *file)
 	kvfree(old_map);
 
 	/* Blocks past the old end were never mapped by a table: ask. */
-	return subvol_map_scan(space, old, nr_blocks - old);
+	return subvol_map_scan(space, old, nr_blocks - old, NULL);
 }
 
 /*

@@ -1,0 +1,65 @@
+# Counters across deactivation, activation and remount: promises and
+# sharing are the same afterwards, and after deleting everything and
+# trimming nothing stays promised beyond what the guest reserves itself.
+. /src/tests/lib/vmtest.sh
+. /src/tests/lib/subvol.sh
+
+dd if=/dev/urandom of=/tmp/source bs=1M count=50 status=none
+host_xfs 1024
+backing "$HOST/img" 1024
+DEV=/dev/mapper/vol G=/mnt/guest
+mkdir -p $G
+subvol_create vol "$HOST/img" 1024
+mkfs.xfs -q $DEV
+mount $DEV $G
+base=$(status_field vol $F_PROMISED)
+for i in 1 2; do dd if=/tmp/source of=$G/f$i bs=1M conv=fsync status=none; done
+sync
+counters() { echo "$(status_field vol $F_MAPPED) $(status_field vol $F_SHARED) $(status_field vol $F_PROMISED)"; }
+c1=$(counters)
+echo "# mapped shared promised: $c1"
+
+umount $G
+dmsetup remove vol
+subvol_create vol "$HOST/img" 1024
+check_eq "after activation: mapped and shared as before" "$(echo $c1 | cut -d' ' -f1-2)" \
+	"$(status_field vol $F_MAPPED) $(status_field vol $F_SHARED)"
+check "mount again" mount $DEV $G
+check_eq "after remount: mapped, shared and promised as before" "$c1" "$(counters)"
+
+# A snapshot: everything shared, which stays known across reactivation.
+dmsetup suspend vol
+check "prepare_snapshot" dmsetup message vol 0 prepare_snapshot
+cp --reflink=always $HOST/img $HOST/snap
+check_eq "after the snapshot: every mapped block shared" "$(status_field vol $F_MAPPED)" "$(status_field vol $F_SHARED)"
+dmsetup resume vol
+umount $G
+c2=$(counters)
+dmsetup remove vol
+subvol_create vol "$HOST/img" 1024
+check_eq "after activation: shared as before" "$(echo $c2 | cut -d' ' -f2)" "$(status_field vol $F_SHARED)"
+check_eq "the copy-on-write reserve is claimed again" "$(status_field vol $F_SHARED)" "$(status_field vol $F_COW)"
+check "a clone's copied sharing record is not trusted" sh -c "
+	cp -a --reflink=always $HOST/img $HOST/copy &&
+	dmsetup create copy --readonly --table '0 2097152 subvol $HOST/copy' &&
+	test \$(dmsetup status copy | awk '{ print \$13 }') -eq \$(dmsetup status copy | awk '{ print \$12 }') &&
+	dmsetup remove copy"
+check "mount after the snapshot" mount $DEV $G
+
+# Delete and trim: the shared blocks the guest freed are unmapped and
+# their reserve is given back; nothing stays promised.
+rm $G/f1 $G/f2
+fstrim $G
+sync
+umount $G
+dmsetup remove vol
+subvol_create vol "$HOST/img" 1024
+mount $DEV $G
+check_eq "after delete, trim, reactivation and remount: promises back to the base" "$base" \
+	"$(status_field vol $F_PROMISED)"
+check "the freed blocks are no longer shared" \
+	test "$(status_field vol $F_SHARED)" -lt $(($(echo $c2 | cut -d' ' -f2) - 100 * 2048))
+check_eq "the reserve covers what is still shared" "$(status_field vol $F_SHARED)" "$(status_field vol $F_COW)"
+umount $G
+dmsetup remove vol
+finish
