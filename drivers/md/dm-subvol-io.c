@@ -210,6 +210,18 @@ static void subvol_write_hold(struct subvol_io *io)
 		queue_delayed_work(sc->wq, &sc->held_work, HZ / 4);
 }
 
+/* A promise could not be kept: say what the pool held. */
+static void subvol_log_no_room(struct subvol_io *io, u64 covered)
+{
+	struct subvol_c *sc = io->sc;
+	u64 claimed, committed;
+
+	subvol_pool_counters(sc->space->pool, &claimed, &committed);
+	DMERR_LIMIT("%s: host full for %llu promised blocks, %u retries (pool %llu/%llu)",
+		    dm_device_name(sc->md), covered, io->retries, committed,
+		    claimed);
+}
+
 /*
  * A write failed.  Out of host space with a promise behind it means that
  * a writer outside the pool took the space we had released for it: have
@@ -239,15 +251,8 @@ static void subvol_write_error_work(struct work_struct *work)
 			subvol_write_hold(io);
 			goto out;
 		}
-		if (covered) {
-			u64 claimed, committed;
-
-			subvol_pool_counters(sc->space->pool, &claimed,
-					     &committed);
-			DMERR_LIMIT("%s: host full for %llu promised blocks after %u retries; pool claims %llu, promised %llu",
-				    dm_device_name(sc->md), covered, io->retries,
-				    claimed, committed);
-		}
+		if (covered)
+			subvol_log_no_room(io, covered);
 	}
 	subvol_write_fail(io, bio, ret);
 out:

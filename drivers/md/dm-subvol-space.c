@@ -218,7 +218,7 @@ static int subvol_map_scan(struct subvol_space *space, u64 block, u64 nr,
 /* An extended attribute value holds at most 64 KiB on XFS. */
 #define SUBVOL_RECORD_MAX_RANGES	4000
 /* In a range's length: blocks allocated that the host reports as holes. */
-#define SUBVOL_RECORD_ALLOCATED	(1ULL << 63)
+#define SUBVOL_RECORD_ALLOCATED	BIT_ULL(63)
 
 /*
  * Which blocks may be shared, and which are allocated although SEEK_DATA
@@ -1075,7 +1075,7 @@ static int subvol_space_register(struct subvol_space *space, char **error)
 		    other->dev != space->dev)
 			continue;
 		if (READ_ONCE(other->attached)) {
-			*error = "Cannot change the backing file under a filesystem that reserves space";
+			*error = "Cannot change backing file: a filesystem reserves space";
 			return -EBUSY;
 		}
 		blk_space_unregister(&other->provider);

@@ -51,7 +51,7 @@ struct subvol_pool {
 	unsigned int block_shift;
 	u64 chunk;			/* SUBVOL_POOL_CHUNK_BYTES in blocks */
 
-	spinlock_t lock;
+	spinlock_t lock;		/* the counters below */
 	u64 claimed;			/* blocks allocated to the reserve file */
 	u64 committed;			/* blocks promised to volumes */
 	u64 loose;			/* released for our writes, not used yet */
@@ -59,7 +59,7 @@ struct subvol_pool {
 	unsigned long grow_failed;	/* jiffies of the last failed claim */
 	unsigned long refilled;		/* jiffies of the last claim on request */
 
-	struct mutex resize_lock;
+	struct mutex resize_lock;	/* changes of the reserve file */
 	struct work_struct balance;
 };
 
@@ -90,7 +90,7 @@ struct subvol_space {
 	struct subvol_pool *pool;
 	unsigned int block_shift;
 
-	spinlock_t lock;
+	spinlock_t lock;		/* the map and the counters */
 	u8 *map;			/* subvol_block_state, 5 per byte */
 	u64 nr_blocks;			/* blocks the map covers */
 	u64 backed;			/* blocks not SUBVOL_HOLE */

@@ -225,7 +225,7 @@ static int subvol_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	r = subvol_space_activate(sc);
 	if (r) {
 		ti->error = r == -ENOSPC ?
-			"Host filesystem has no space for the copy-on-write reserve of the shared blocks" :
+			"No host space for the copy-on-write reserve" :
 			"Cannot claim the copy-on-write reserve";
 		goto bad_space;
 	}
@@ -477,7 +477,7 @@ static int subvol_message_size(struct subvol_c *sc, const char *msg,
 
 	if (kstrtoull(arg, 10, &sectors) ||
 	    sectors & ((sc->block_size >> SECTOR_SHIFT) - 1)) {
-		SUBVOL_MSG_ERR(sc, "%s: size '%s' is not a number of sectors in whole %u-byte blocks",
+		SUBVOL_MSG_ERR(sc, "%s: '%s' is not a whole number of %u-byte blocks",
 			       msg, arg, sc->block_size);
 		return -EINVAL;
 	}
@@ -500,7 +500,7 @@ static int subvol_message(struct dm_target *ti, unsigned int argc,
 		}
 		r = subvol_space_prepare_snapshot(sc->space);
 		if (r == -ENOSPC)
-			SUBVOL_MSG_ERR(sc, "%s: the host filesystem has no space for the copy-on-write reserve",
+			SUBVOL_MSG_ERR(sc, "%s: no host space for the copy-on-write reserve",
 				       argv[0]);
 		else if (r)
 			SUBVOL_MSG_ERR(sc, "%s: cannot write the sharing record of %s: %d",

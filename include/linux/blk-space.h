@@ -43,6 +43,7 @@
 #ifndef _LINUX_BLK_SPACE_H
 #define _LINUX_BLK_SPACE_H
 
+#include <linux/bits.h>
 #include <linux/blkdev.h>
 #include <linux/list.h>
 #include <linux/types.h>
@@ -50,8 +51,8 @@
 struct blk_space;
 
 /* Flags of allocated() and freed(). */
-#define BLK_SPACE_CHARGED	(1U << 0)
-#define BLK_SPACE_IN_USE	(1U << 1)
+#define BLK_SPACE_CHARGED	BIT(0)
+#define BLK_SPACE_IN_USE	BIT(1)
 
 /* What query() reports, in blocks of the client's size. */
 struct blk_space_counters {

@@ -24,7 +24,7 @@ dmsetup suspend vol
 before="$(status_field vol $F_SHARED) $(status_field vol $F_COW) $(status_field vol $F_COMMITTED)"
 check_fails "prepare_snapshot that the host cannot back fails" \
 	dmsetup message vol 0 prepare_snapshot
-check "the kernel log says why" sh -c "dmesg | grep -q 'no space for the copy-on-write reserve'"
+check "the kernel log says why" sh -c "dmesg | grep -q 'no host space for the copy-on-write reserve'"
 check_eq "shared, reserve and pool promises are unchanged" "$before" \
 	"$(status_field vol $F_SHARED) $(status_field vol $F_COW) $(status_field vol $F_COMMITTED)"
 check "resume after the refusal" dmsetup resume vol

@@ -44,7 +44,8 @@ done
 sleep 2
 check "the writer waits while the host is full" kill -0 $pid
 rm $HOST/spare
-check "the writer completes once space is freed" wait $pid
+wait $pid
+check_eq "the writer completes once space is freed" 0 $?
 check_eq "the writer saw no error" "" "$(cat /tmp/err)"
 check_eq "what it wrote reads back" "$(head -c $(((mib + 32) << 20)) /dev/zero | sha256sum | cut -d' ' -f1)" \
 	"$(sha /dev/mapper/q $(((mib + 32) << 20)))"
