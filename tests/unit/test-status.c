@@ -37,9 +37,36 @@ static void test_status(void)
 	CHECK("status: read-only, unknown host free",
 	      subvol_status_parse("1 ro 8 16 0 -", &st, err, sizeof(err)) == 0 &&
 	      !st.writable && !st.host_free_known);
+	CHECK("status: a 1.0.0 line has no space fields",
+	      subvol_status_parse("1 rw 8 16 8 4", &st, err, sizeof(err)) == 0 &&
+	      !st.has_space);
+	CHECK("status: a 1.1.0 line parses",
+	      subvol_status_parse("1 rw 8 2097152 131800 707024 full queue 131792 64 22056 64 73920 22120 3 attached low",
+				  &st, err, sizeof(err)) == 0 &&
+	      st.has_space && st.guarantee && st.no_space_queue &&
+	      st.mapped_sectors == 131792 && st.shared_sectors == 64 &&
+	      st.promised_sectors == 22056 && st.cow_reserve_sectors == 64 &&
+	      st.pool_claimed_sectors == 73920 && st.pool_committed_sectors == 22120 &&
+	      st.uncovered_sectors == 3 && st.client_attached && st.low_water_hit);
+	CHECK("status: words of the other value",
+	      subvol_status_parse("1 ro 8 16 8 4 none error 0 0 0 0 0 0 0 none ok", &st, err,
+				  sizeof(err)) == 0 &&
+	      !st.guarantee && !st.no_space_queue && !st.client_attached && !st.low_water_hit);
 	CHECK("status: fields appended later are ignored",
-	      subvol_status_parse("1 rw 8 16 8 4 99 extra", &st, err, sizeof(err)) == 0 &&
-	      st.host_free_sectors == 4);
+	      subvol_status_parse("1 rw 8 16 8 4 full error 0 0 0 0 0 0 0 none ok 99 extra",
+				  &st, err, sizeof(err)) == 0 &&
+	      st.host_free_sectors == 4 && st.has_space);
+	CHECK("status: part of the space fields refused",
+	      subvol_status_parse("1 rw 8 16 8 4 full error 0", &st, err, sizeof(err)) == -1 &&
+	      strstr(err, "9 fields"));
+	CHECK("status: unknown guarantee refused, naming the field",
+	      subvol_status_parse("1 rw 8 16 8 4 most error 0 0 0 0 0 0 0 none ok", &st, err,
+				  sizeof(err)) == -1 &&
+	      strstr(err, "guarantee \"most\""));
+	CHECK("status: non-number space field refused",
+	      subvol_status_parse("1 rw 8 16 8 4 full error 0 0 x 0 0 0 0 none ok", &st, err,
+				  sizeof(err)) == -1 &&
+	      strstr(err, "promised size \"x\""));
 
 	CHECK("status: other format refused",
 	      subvol_status_parse("2 rw 8 16 8 4", &st, err, sizeof(err)) == -1 &&

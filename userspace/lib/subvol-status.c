@@ -56,7 +56,35 @@ static const char *const field_names[DM_SUBVOL_STATUS_NR_FIELDS] = {
 	[DM_SUBVOL_STATUS_VIRTUAL] = "virtual size",
 	[DM_SUBVOL_STATUS_BACKED] = "backed size",
 	[DM_SUBVOL_STATUS_HOST_FREE] = "host free space",
+	[DM_SUBVOL_STATUS_GUARANTEE] = "guarantee",
+	[DM_SUBVOL_STATUS_NO_SPACE] = "no-space policy",
+	[DM_SUBVOL_STATUS_MAPPED] = "mapped size",
+	[DM_SUBVOL_STATUS_SHARED] = "shared size",
+	[DM_SUBVOL_STATUS_PROMISED] = "promised size",
+	[DM_SUBVOL_STATUS_COW_RESERVE] = "copy-on-write reserve",
+	[DM_SUBVOL_STATUS_POOL_CLAIMED] = "pool claim",
+	[DM_SUBVOL_STATUS_POOL_COMMITTED] = "pool promises",
+	[DM_SUBVOL_STATUS_UNCOVERED] = "uncovered size",
+	[DM_SUBVOL_STATUS_CLIENT] = "client",
+	[DM_SUBVOL_STATUS_LOW_WATER] = "low-water state",
 };
+
+/* The fields of target version 1.0.0, which every line has. */
+#define STATUS_BASE_FIELDS	(DM_SUBVOL_STATUS_HOST_FREE + 1)
+
+/* A word that must be one of two: sets *value, or fails naming the field. */
+static int parse_choice(char **words, int field, const char *yes,
+			const char *no, bool *value, char *err, size_t errlen)
+{
+	if (!strcmp(words[field], yes))
+		*value = true;
+	else if (!strcmp(words[field], no))
+		*value = false;
+	else
+		return fail(err, errlen, "status: unknown %s \"%s\"",
+			    field_names[field], words[field]);
+	return 0;
+}
 
 int subvol_status_parse(const char *params, struct subvol_status *st,
 			char *err, size_t errlen)
@@ -66,6 +94,13 @@ int subvol_status_parse(const char *params, struct subvol_status *st,
 		[DM_SUBVOL_STATUS_BLOCK_SECTORS] = &st->block_sectors,
 		[DM_SUBVOL_STATUS_VIRTUAL] = &st->virtual_sectors,
 		[DM_SUBVOL_STATUS_BACKED] = &st->backed_sectors,
+		[DM_SUBVOL_STATUS_MAPPED] = &st->mapped_sectors,
+		[DM_SUBVOL_STATUS_SHARED] = &st->shared_sectors,
+		[DM_SUBVOL_STATUS_PROMISED] = &st->promised_sectors,
+		[DM_SUBVOL_STATUS_COW_RESERVE] = &st->cow_reserve_sectors,
+		[DM_SUBVOL_STATUS_POOL_CLAIMED] = &st->pool_claimed_sectors,
+		[DM_SUBVOL_STATUS_POOL_COMMITTED] = &st->pool_committed_sectors,
+		[DM_SUBVOL_STATUS_UNCOVERED] = &st->uncovered_sectors,
 	};
 	uint64_t format;
 	char *buf;
@@ -88,11 +123,13 @@ int subvol_status_parse(const char *params, struct subvol_status *st,
 		goto out;
 	}
 	st->format = format;
-	if (n < DM_SUBVOL_STATUS_NR_FIELDS) {
-		fail(err, errlen, "status: %zu fields, at least %d expected",
-		     n, DM_SUBVOL_STATUS_NR_FIELDS);
+	if (n < STATUS_BASE_FIELDS ||
+	    (n > STATUS_BASE_FIELDS && n < DM_SUBVOL_STATUS_NR_FIELDS)) {
+		fail(err, errlen, "status: %zu fields, %d or at least %d expected",
+		     n, STATUS_BASE_FIELDS, DM_SUBVOL_STATUS_NR_FIELDS);
 		goto out;
 	}
+	st->has_space = n >= DM_SUBVOL_STATUS_NR_FIELDS;
 
 	if (!strcmp(words[DM_SUBVOL_STATUS_MODE], DM_SUBVOL_MODE_RW)) {
 		st->writable = true;
@@ -102,7 +139,7 @@ int subvol_status_parse(const char *params, struct subvol_status *st,
 		goto out;
 	}
 
-	for (i = 0; i < DM_SUBVOL_STATUS_NR_FIELDS; i++) {
+	for (i = 0; i < (int)n && i < DM_SUBVOL_STATUS_NR_FIELDS; i++) {
 		if (!numbers[i])
 			continue;
 		if (parse_u64(words[i], numbers[i])) {
@@ -121,6 +158,21 @@ int subvol_status_parse(const char *params, struct subvol_status *st,
 		}
 		st->host_free_known = true;
 	}
+
+	if (st->has_space &&
+	    (parse_choice(words, DM_SUBVOL_STATUS_GUARANTEE,
+			  DM_SUBVOL_GUARANTEE_FULL, DM_SUBVOL_GUARANTEE_NONE,
+			  &st->guarantee, err, errlen) ||
+	     parse_choice(words, DM_SUBVOL_STATUS_NO_SPACE,
+			  DM_SUBVOL_NO_SPACE_QUEUE, DM_SUBVOL_NO_SPACE_ERROR,
+			  &st->no_space_queue, err, errlen) ||
+	     parse_choice(words, DM_SUBVOL_STATUS_CLIENT,
+			  DM_SUBVOL_CLIENT_ATTACHED, DM_SUBVOL_CLIENT_NONE,
+			  &st->client_attached, err, errlen) ||
+	     parse_choice(words, DM_SUBVOL_STATUS_LOW_WATER,
+			  DM_SUBVOL_LOW_WATER_HIT, DM_SUBVOL_LOW_WATER_OK,
+			  &st->low_water_hit, err, errlen)))
+		goto out;
 	r = 0;
 out:
 	free(buf);

@@ -19,12 +19,28 @@ struct subvol_status {
 	uint64_t backed_sectors;
 	bool host_free_known;
 	uint64_t host_free_sectors;
+
+	/* The space fields, from target version 1.1.0 on (has_space). */
+	bool has_space;
+	bool guarantee;		/* guarantee:full */
+	bool no_space_queue;	/* no_space:queue */
+	uint64_t mapped_sectors;
+	uint64_t shared_sectors;
+	uint64_t promised_sectors;
+	uint64_t cow_reserve_sectors;
+	uint64_t pool_claimed_sectors;
+	uint64_t pool_committed_sectors;
+	uint64_t uncovered_sectors;
+	bool client_attached;
+	bool low_water_hit;
 };
 
 /*
  * Parse the target's INFO status parameters (what follows "<start>
  * <length> subvol").  Fields after the known ones are ignored, as the
- * uapi header requires.  Returns 0, or -1 with a one-line reason in err.
+ * uapi header requires; a line of target version 1.0.0 has no space
+ * fields (has_space is false).  Returns 0, or -1 with a one-line reason
+ * in err.
  */
 int subvol_status_parse(const char *params, struct subvol_status *st,
 			char *err, size_t errlen);
