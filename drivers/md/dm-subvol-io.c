@@ -240,7 +240,8 @@ static void subvol_write_error_work(struct work_struct *work)
 	if (ret == -ENOSPC || ret == -EDQUOT) {
 		u64 covered = subvol_change_covered(&io->change);
 
-		if (covered && io->retries < SUBVOL_NOSPC_RETRIES &&
+		if (covered && READ_ONCE(sc->space->guarantee) &&
+		    io->retries < SUBVOL_NOSPC_RETRIES &&
 		    !subvol_pool_make_room(sc->space->pool, covered)) {
 			io->retries++;
 			subvol_rw(io, bio);
@@ -251,7 +252,7 @@ static void subvol_write_error_work(struct work_struct *work)
 			subvol_write_hold(io);
 			goto out;
 		}
-		if (covered)
+		if (covered && READ_ONCE(sc->space->guarantee))
 			subvol_log_no_room(io, covered);
 	}
 	subvol_write_fail(io, bio, ret);

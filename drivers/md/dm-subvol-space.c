@@ -505,7 +505,8 @@ static u64 subvol_space_commitment(struct subvol_space *space)
 
 /*
  * Turn the guarantee on (claiming every promise and the copy-on-write
- * reserve for the shared blocks) or off.  Sleeps.
+ * reserve for the shared blocks) or off.  Sleeps.  @space->pool exists
+ * while the guarantee is on.
  */
 static int subvol_space_guarantee(struct subvol_space *space, bool on)
 {
@@ -521,6 +522,15 @@ static int subvol_space_guarantee(struct subvol_space *space, bool on)
 	spin_unlock(&space->lock);
 
 	if (on) {
+		/* The pool is made by the first guarantee and kept. */
+		if (!space->pool) {
+			struct subvol_pool *pool;
+
+			pool = subvol_pool_get(space->file, space->block_shift);
+			if (IS_ERR(pool))
+				return PTR_ERR(pool);
+			space->pool = pool;
+		}
 		/*
 		 * Counters that change between the two locks are off by
 		 * what changed; a guarantee is switched on while the
@@ -1017,14 +1027,6 @@ static struct subvol_space *subvol_space_create(struct subvol_c *sc,
 		goto bad;
 	}
 	subvol_record_apply(space, layout);
-
-	space->pool = subvol_pool_get(sc->file, space->block_shift);
-	if (IS_ERR(space->pool)) {
-		r = PTR_ERR(space->pool);
-		space->pool = NULL;
-		*error = "Cannot create the host space reserve file";
-		goto bad;
-	}
 	return space;
 
 bad:
@@ -1116,7 +1118,7 @@ int subvol_space_get(struct subvol_c *sc, char **error)
 	}
 	list_add(&space->list, &subvol_spaces);
 found:
-	r = subvol_space_register(space, error);
+	r = space->registered ? 0 : subvol_space_register(space, error);
 	if (r) {
 		mutex_unlock(&subvol_spaces_lock);
 		subvol_space_put(space);
@@ -1159,7 +1161,8 @@ static void subvol_space_release(struct kref *kref)
 		      dm_device_name(space->md), space->file, r);
 
 	WARN_ON_ONCE(subvol_space_guarantee(space, false));
-	subvol_pool_put(space->pool);
+	if (space->pool)
+		subvol_pool_put(space->pool);
 	kvfree(space->map);
 	fput(space->file);
 	kfree(space);

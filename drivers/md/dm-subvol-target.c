@@ -224,9 +224,12 @@ static int subvol_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 
 	r = subvol_space_activate(sc);
 	if (r) {
-		ti->error = r == -ENOSPC ?
-			"No host space for the copy-on-write reserve" :
-			"Cannot claim the copy-on-write reserve";
+		if (r == -ENOSPC)
+			ti->error = "No host space for the copy-on-write reserve";
+		else if (r == -EOPNOTSUPP)
+			ti->error = "No O_TMPFILE on the host: use guarantee:none";
+		else
+			ti->error = "Cannot create the host space reserve file";
 		goto bad_space;
 	}
 
@@ -377,7 +380,10 @@ static void subvol_status_info(struct subvol_c *sc, char *result,
 	uncovered = space->uncovered;
 	attached = space->attached;
 	spin_unlock(&space->lock);
-	subvol_pool_counters(space->pool, &claimed, &committed);
+	claimed = 0;
+	committed = 0;
+	if (READ_ONCE(space->pool))
+		subvol_pool_counters(space->pool, &claimed, &committed);
 
 	DMEMIT("%s %s %llu %llu %llu %llu %llu %llu %llu %s %s",
 	       sc->guarantee ? DM_SUBVOL_GUARANTEE_FULL :

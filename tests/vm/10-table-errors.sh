@@ -84,6 +84,20 @@ refuse "arguments after features" "Too many arguments after the features" \
 refuse "unknown feature" "Unknown feature" "0 $MIB64 subvol $HOST/img 1 discard_please"
 refuse "duplicate feature" "Feature given twice" \
 	"0 $MIB64 subvol $HOST/img 2 ignore_discard ignore_discard"
+refuse "duplicate policy" "Feature given twice" \
+	"0 $MIB64 subvol $HOST/img 2 guarantee:none guarantee:full"
+refuse "unknown guarantee" "Invalid feature value" \
+	"0 $MIB64 subvol $HOST/img 1 guarantee:most"
+refuse "no_space without a value" "Invalid feature value" \
+	"0 $MIB64 subvol $HOST/img 1 no_space"
+refuse "timeout not a number" "Invalid feature value" \
+	"0 $MIB64 subvol $HOST/img 2 no_space:queue no_space_timeout:soon"
+refuse "timeout out of range" "Invalid feature value" \
+	"0 $MIB64 subvol $HOST/img 2 no_space:queue no_space_timeout:3601"
+refuse "timeout without queue" "no_space_timeout needs no_space:queue" \
+	"0 $MIB64 subvol $HOST/img 1 no_space_timeout:5"
+refuse "low water not a number" "Invalid feature value" \
+	"0 $MIB64 subvol $HOST/img 1 low_water:-1"
 
 # Sharing: one file, one device.
 check "good device created" subvol_create good "$HOST/img" 64

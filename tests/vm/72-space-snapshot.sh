@@ -13,6 +13,23 @@ DEV=/dev/mapper/vol G=/mnt/guest
 mkdir -p $G
 mkfs.xfs -q $DEV
 mount $DEV $G
+# Messages the target refuses, each with its reason in the kernel log.
+kmsg_mark
+check_fails "prepare_snapshot refused while the device is live" \
+	dmsetup message vol 0 prepare_snapshot
+check "the kernel log says it must be suspended" \
+	sh -c "dmesg | grep -q 'prepare_snapshot: the device must be suspended'"
+check_fails "reserve of a non-number refused" dmsetup message vol 0 reserve lots
+check_fails "reserve of part of a block refused" dmsetup message vol 0 reserve 3
+check "the kernel log names the size" sh -c "dmesg | grep -q \"reserve: '3' is not a whole number of 4096-byte blocks\""
+check_fails "unknown message refused" dmsetup message vol 0 frobnicate
+check "the kernel log names it" sh -c "dmesg | grep -q \"'frobnicate' is unknown\""
+p0=$(status_field vol $F_PROMISED)
+check "reserve 8 MiB by message" dmsetup message vol 0 reserve 16384
+check_eq "the promise grew by 8 MiB" $((p0 + 16384)) "$(status_field vol $F_PROMISED)"
+check "release it" dmsetup message vol 0 release 16384
+check_eq "the promise is back" "$p0" "$(status_field vol $F_PROMISED)"
+
 for i in 1 2 3 4 5; do dd if=/tmp/source of=$G/d$i bs=1M conv=fsync status=none; done
 sync
 kmsg_mark
