@@ -18,6 +18,7 @@
 #include "dm-subvol-compat.h"
 
 #include <linux/bio.h>
+#include <linux/delay.h>
 #include <linux/falloc.h>
 #include <linux/sched/mm.h>
 
@@ -224,8 +225,9 @@ static void subvol_log_no_room(struct subvol_io *io, u64 covered)
 
 /*
  * A write failed.  Out of host space with a promise behind it means that
- * a writer outside the pool took the space we had released for it: have
- * the pool release more and try again.  Without a promise, the no-space
+ * a writer outside the pool took the space we had released for it, or
+ * that the host lent it to other writes in flight: have the pool release
+ * more and try again, waiting longer each time.  Without a promise, the no-space
  * policy decides.  Process context.
  */
 static void subvol_write_error_work(struct work_struct *work)
@@ -241,8 +243,15 @@ static void subvol_write_error_work(struct work_struct *work)
 		u64 covered = subvol_change_covered(&io->change);
 
 		if (covered && READ_ONCE(sc->space->guarantee) &&
-		    io->retries < SUBVOL_NOSPC_RETRIES &&
-		    !subvol_pool_make_room(sc->space->pool, covered)) {
+		    io->retries < SUBVOL_NOSPC_RETRIES) {
+			subvol_pool_make_room(sc->space->pool, covered);
+			/*
+			 * The host reserves more than a write uses, for its
+			 * extent tree: with many writes in flight the space is
+			 * there, but lent out.  Let them finish.
+			 */
+			if (io->retries)
+				msleep(min(10U << io->retries, 500U));
 			io->retries++;
 			subvol_rw(io, bio);
 			goto out;

@@ -102,7 +102,10 @@ struct subvol_io {
 	unsigned long deadline;		/* jiffies, while held */
 };
 
-/* Writes that found the host full and had a promise are retried this often. */
+/*
+ * Writes that found the host full and had a promise are retried this
+ * often, over about 1.5 s.
+ */
 #define SUBVOL_NOSPC_RETRIES	8
 
 /* dm-subvol-backing.c: opening, checking and sharing backing files. */

@@ -24,8 +24,15 @@ dmsetup remove vol
 subvol_create vol "$HOST/img" 1024
 check_eq "after activation: mapped and shared as before" "$(echo $c1 | cut -d' ' -f1-2)" \
 	"$(status_field vol $F_MAPPED) $(status_field vol $F_SHARED)"
-check "mount again" mount $DEV $G
+check "mount read-only" mount -o ro $DEV $G
+check_eq "a read-only mount does not reserve" none "$(status_field vol $F_CLIENT)"
+check "remount read-write" mount -o remount,rw $G
+check_eq "the remount attaches" attached "$(status_field vol $F_CLIENT)"
 check_eq "after remount: mapped, shared and promised as before" "$c1" "$(counters)"
+check "remount read-only" mount -o remount,ro $G
+check_eq "the remount detaches" none "$(status_field vol $F_CLIENT)"
+check_eq "and gives every promise back" 0 "$(status_field vol $F_PROMISED)"
+check "remount read-write again" mount -o remount,rw $G
 
 # A snapshot: everything shared, which stays known across reactivation.
 dmsetup suspend vol
