@@ -41,6 +41,13 @@ static u64 subvol_bio_blocks(struct subvol_c *sc, struct bio *bio)
 
 static void subvol_write_error_work(struct work_struct *work);
 
+/* A write is over: the loose space it was given is used or free again. */
+static void subvol_write_done(struct subvol_io *io)
+{
+	if (io->change.used)
+		subvol_pool_used(io->sc->space->pool, io->change.used);
+}
+
 /*
  * Out of space on the host must reach the submitter as ENOSPC, not EIO:
  * qemu's werror=enospc and filesystems act on it.
@@ -100,11 +107,14 @@ static void subvol_rw_complete(struct kiocb *iocb, long ret)
 	/* The table checked the file's size, so a short transfer is an error. */
 	if (ret >= 0 && ret != bio->bi_iter.bi_size)
 		ret = -EIO;
-	if (unlikely(ret < 0) && op_is_write(bio_op(bio))) {
-		io->error = ret;
-		INIT_WORK(&io->work, subvol_write_error_work);
-		queue_work(io->sc->wq, &io->work);
-		return;
+	if (op_is_write(bio_op(bio))) {
+		if (unlikely(ret < 0)) {
+			io->error = ret;
+			INIT_WORK(&io->work, subvol_write_error_work);
+			queue_work(io->sc->wq, &io->work);
+			return;
+		}
+		subvol_write_done(io);
 	}
 	subvol_io_end(io, bio, ret);
 }
@@ -192,6 +202,7 @@ static void subvol_write_fail(struct subvol_io *io, struct bio *bio, long ret)
 {
 	struct subvol_c *sc = io->sc;
 
+	subvol_write_done(io);
 	subvol_space_write_failed(sc->space, subvol_bio_block(sc, bio),
 				  subvol_bio_blocks(sc, bio), &io->change);
 	subvol_io_end(io, bio, ret);
@@ -310,6 +321,7 @@ static void subvol_fallocate(struct subvol_io *io, struct bio *bio, int mode)
 			  subvol_bio_pos(sc, bio), bio->bi_iter.bi_size);
 
 	if (mode == FALLOC_FL_ZERO_RANGE) {
+		subvol_write_done(io);
 		if (r)
 			subvol_space_write_failed(sc->space, block, nr,
 						  &io->change);

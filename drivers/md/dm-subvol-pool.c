@@ -41,31 +41,41 @@ static loff_t subvol_pool_bytes(struct subvol_pool *pool, u64 blocks)
 	return (loff_t)blocks << pool->block_shift;
 }
 
+/* Claimed, counting loose space: what the pool holds for its promises. */
+static u64 subvol_pool_held(struct subvol_pool *pool)
+{
+	return pool->claimed + pool->loose;
+}
+
 /* Blocks a new promise may still take: above committed and the margin. */
 static u64 subvol_pool_headroom_locked(struct subvol_pool *pool)
 {
 	u64 used = pool->committed + pool->chunk;
+	u64 held = subvol_pool_held(pool);
 
-	return pool->claimed > used ? pool->claimed - used : 0;
+	return held > used ? held - used : 0;
 }
 
 u64 subvol_pool_headroom(struct subvol_pool *pool)
 {
+	unsigned long flags;
 	u64 headroom;
 
-	spin_lock(&pool->lock);
+	spin_lock_irqsave(&pool->lock, flags);
 	headroom = subvol_pool_headroom_locked(pool);
-	spin_unlock(&pool->lock);
+	spin_unlock_irqrestore(&pool->lock, flags);
 	return headroom;
 }
 
 void subvol_pool_counters(struct subvol_pool *pool, u64 *claimed,
 			  u64 *committed)
 {
-	spin_lock(&pool->lock);
-	*claimed = pool->claimed;
+	unsigned long flags;
+
+	spin_lock_irqsave(&pool->lock, flags);
+	*claimed = subvol_pool_held(pool);
 	*committed = pool->committed;
-	spin_unlock(&pool->lock);
+	spin_unlock_irqrestore(&pool->lock, flags);
 }
 
 /*
@@ -74,6 +84,7 @@ void subvol_pool_counters(struct subvol_pool *pool, u64 *claimed,
  */
 static u64 subvol_pool_grow(struct subvol_pool *pool, u64 blocks)
 {
+	unsigned long flags;
 	unsigned int noio_flags;
 	u64 got = 0;
 
@@ -86,9 +97,9 @@ static u64 subvol_pool_grow(struct subvol_pool *pool, u64 blocks)
 
 		r = vfs_fallocate(pool->reserve, 0, top, len);
 		if (!r) {
-			spin_lock(&pool->lock);
+			spin_lock_irqsave(&pool->lock, flags);
 			pool->claimed += blocks;
-			spin_unlock(&pool->lock);
+			spin_unlock_irqrestore(&pool->lock, flags);
 			got += blocks;
 			break;
 		}
@@ -110,23 +121,32 @@ static u64 subvol_pool_grow(struct subvol_pool *pool, u64 blocks)
 }
 
 /*
- * Give back up to @blocks of claimed space that no promise needs, to the
- * host, where our writes will find it.  Returns the blocks released.
+ * Give back up to @blocks of claimed space that no promise needs: to the
+ * host, or as loose space (@loose) for our writes.  Returns the blocks
+ * released.
  */
-static u64 subvol_pool_shrink(struct subvol_pool *pool, u64 blocks)
+static u64 subvol_pool_shrink(struct subvol_pool *pool, u64 blocks,
+			      bool loose)
 {
+	unsigned long flags;
 	unsigned int noio_flags;
+	u64 held;
 	loff_t top;
 	int r;
 
 	noio_flags = memalloc_noio_save();
 	mutex_lock(&pool->resize_lock);
-	spin_lock(&pool->lock);
-	blocks = min(blocks, pool->claimed > pool->committed ?
-		     pool->claimed - pool->committed : 0);
+	spin_lock_irqsave(&pool->lock, flags);
+	held = subvol_pool_held(pool);
+	if (!loose)
+		blocks = min(blocks, held > pool->committed ?
+			     held - pool->committed : 0);
+	blocks = min(blocks, pool->claimed);
 	/* Lower the claim first: a new promise must not count on it. */
 	pool->claimed -= blocks;
-	spin_unlock(&pool->lock);
+	if (loose)
+		pool->loose += blocks;
+	spin_unlock_irqrestore(&pool->lock, flags);
 	top = subvol_pool_bytes(pool, pool->claimed);
 
 	/*
@@ -154,28 +174,35 @@ static u64 subvol_pool_shrink(struct subvol_pool *pool, u64 blocks)
  */
 static void subvol_pool_balance(struct work_struct *work)
 {
+	unsigned long flags;
 	struct subvol_pool *pool = container_of(work, struct subvol_pool,
 						balance);
 	u64 headroom, grow = 0, shrink = 0;
 	bool backoff;
 
-	spin_lock(&pool->lock);
+	spin_lock_irqsave(&pool->lock, flags);
+	/*
+	 * Loose space no write is waiting for is just free host space, which
+	 * a writer outside the pool may have taken: claim it anew, if needed.
+	 */
+	if (!pool->inflight)
+		pool->loose = 0;
 	headroom = subvol_pool_headroom_locked(pool);
 	backoff = time_before(jiffies, READ_ONCE(pool->grow_failed) +
 			      SUBVOL_POOL_GROW_BACKOFF);
 	if (!pool->guaranteed)
-		shrink = pool->claimed - pool->committed;
+		shrink = pool->claimed;
 	else if (headroom < pool->chunk && !backoff)
 		grow = 2 * pool->chunk - headroom;
 	else if (headroom > 3 * pool->chunk &&
 		 time_after(jiffies, READ_ONCE(pool->refilled) + HZ))
 		shrink = headroom - 2 * pool->chunk;
-	spin_unlock(&pool->lock);
+	spin_unlock_irqrestore(&pool->lock, flags);
 
 	if (grow)
 		subvol_pool_grow(pool, grow);
 	else if (shrink)
-		subvol_pool_shrink(pool, shrink);
+		subvol_pool_shrink(pool, shrink, false);
 }
 
 static void subvol_pool_kick(struct subvol_pool *pool)
@@ -186,12 +213,14 @@ static void subvol_pool_kick(struct subvol_pool *pool)
 /* Count volumes whose promises the pool backs; without any it holds none. */
 void subvol_pool_guaranteed(struct subvol_pool *pool, bool on)
 {
-	spin_lock(&pool->lock);
+	unsigned long flags;
+
+	spin_lock_irqsave(&pool->lock, flags);
 	if (on)
 		pool->guaranteed++;
 	else if (!WARN_ON_ONCE(!pool->guaranteed))
 		pool->guaranteed--;
-	spin_unlock(&pool->lock);
+	spin_unlock_irqrestore(&pool->lock, flags);
 	subvol_pool_kick(pool);
 }
 
@@ -201,17 +230,18 @@ void subvol_pool_guaranteed(struct subvol_pool *pool, bool on)
  */
 bool subvol_pool_try_commit(struct subvol_pool *pool, u64 blocks)
 {
+	unsigned long flags;
 	bool ok;
 	u64 headroom;
 
-	spin_lock(&pool->lock);
+	spin_lock_irqsave(&pool->lock, flags);
 	headroom = subvol_pool_headroom_locked(pool);
 	ok = blocks <= headroom;
 	if (ok) {
 		pool->committed += blocks;
 		headroom -= blocks;
 	}
-	spin_unlock(&pool->lock);
+	spin_unlock_irqrestore(&pool->lock, flags);
 
 	if (headroom < pool->chunk)
 		subvol_pool_kick(pool);
@@ -245,22 +275,25 @@ int subvol_pool_commit(struct subvol_pool *pool, u64 blocks)
  */
 void subvol_pool_force_commit(struct subvol_pool *pool, u64 blocks)
 {
-	spin_lock(&pool->lock);
+	unsigned long flags;
+
+	spin_lock_irqsave(&pool->lock, flags);
 	pool->committed += blocks;
-	spin_unlock(&pool->lock);
+	spin_unlock_irqrestore(&pool->lock, flags);
 	subvol_pool_kick(pool);
 }
 
 void subvol_pool_uncommit(struct subvol_pool *pool, u64 blocks)
 {
+	unsigned long flags;
 	u64 headroom;
 
-	spin_lock(&pool->lock);
+	spin_lock_irqsave(&pool->lock, flags);
 	if (WARN_ON_ONCE(blocks > pool->committed))
 		blocks = pool->committed;
 	pool->committed -= blocks;
 	headroom = subvol_pool_headroom_locked(pool);
-	spin_unlock(&pool->lock);
+	spin_unlock_irqrestore(&pool->lock, flags);
 
 	if (headroom > 3 * pool->chunk)
 		subvol_pool_kick(pool);
@@ -269,41 +302,53 @@ void subvol_pool_uncommit(struct subvol_pool *pool, u64 blocks)
 /*
  * Our writes are about to allocate @blocks on the host for promises that
  * subvol_pool_uncommit() has just given up: make sure loose space is
- * there for them.  Process context.
+ * there for them, releasing a chunk of the reserve file if not.  The
+ * blocks stay loose until subvol_pool_used().  Process context.
  */
 void subvol_pool_use(struct subvol_pool *pool, u64 blocks)
 {
-	u64 need, got;
+	unsigned long flags;
+	u64 need = 0;
 
-	spin_lock(&pool->lock);
-	if (pool->loose >= blocks) {
-		pool->loose -= blocks;
-		spin_unlock(&pool->lock);
-		return;
-	}
-	need = blocks - pool->loose;
-	pool->loose = 0;
-	spin_unlock(&pool->lock);
+	spin_lock_irqsave(&pool->lock, flags);
+	pool->inflight += blocks;
+	if (pool->loose < pool->inflight)
+		need = pool->inflight - pool->loose;
+	spin_unlock_irqrestore(&pool->lock, flags);
 
-	/* Release a chunk at least; what this write does not use stays loose. */
-	got = subvol_pool_shrink(pool, max(need, pool->chunk));
-	if (got > need) {
-		spin_lock(&pool->lock);
-		pool->loose += got - need;
-		spin_unlock(&pool->lock);
-	}
+	if (need)
+		subvol_pool_shrink(pool, max(need, pool->chunk), true);
+}
+
+/* The writes of subvol_pool_use() are done: allocated, or given up. */
+void subvol_pool_used(struct subvol_pool *pool, u64 blocks)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&pool->lock, flags);
+	pool->inflight -= min(blocks, pool->inflight);
+	pool->loose -= min(blocks, pool->loose);
+	spin_unlock_irqrestore(&pool->lock, flags);
+	subvol_pool_kick(pool);
 }
 
 /*
  * A write of ours found the host full: a writer outside the pool took our
- * loose space.  Release more of the claim, down into the margin if need
- * be.  Returns 0 if some space was released, -ENOSPC if none is left.
+ * loose space, or the host lent it to other writes.  Release more of the
+ * claim, as loose space, down into the margin if need be.  Returns 0 if
+ * some space was released, -ENOSPC if none is left.
  */
 int subvol_pool_make_room(struct subvol_pool *pool, u64 blocks)
 {
-	u64 got;
+	unsigned long flags;
+	u64 got, surplus;
 
-	got = subvol_pool_shrink(pool, max(blocks, pool->chunk));
+	spin_lock_irqsave(&pool->lock, flags);
+	surplus = subvol_pool_held(pool) > pool->committed ?
+		  subvol_pool_held(pool) - pool->committed : 0;
+	spin_unlock_irqrestore(&pool->lock, flags);
+	got = subvol_pool_shrink(pool, min(max(blocks, pool->chunk), surplus),
+				 true);
 	subvol_pool_kick(pool);
 	return got ? 0 : -ENOSPC;
 }

@@ -597,6 +597,7 @@ void subvol_space_write_begin(struct subvol_space *space, u64 block, u64 nr,
 	}
 	change->promised = covered;
 	change->user_promised = user;
+	change->used = uncommit;
 	spin_unlock(&space->lock);
 
 	if (uncommit) {

@@ -37,8 +37,9 @@
  * claimed.  Claimed space is allocated to an unlinked file (O_TMPFILE), so
  * the host gets it back by itself if we crash.
  *
- * Locking: @lock protects @claimed, @committed and @loose, and is taken
- * inside a volume's lock.  @resize_lock serialises changes to the reserve
+ * Locking: @lock protects @claimed, @committed, @loose and @inflight, and
+ * is taken inside a volume's lock, with interrupts off: write completions
+ * update @loose and @inflight in any context.  @resize_lock serialises changes to the reserve
  * file and is never taken under a spinlock.  The reserve file's blocks
  * [0, @claimed) are allocated and it is that long, so the file is a
  * stack: a claim allocates at its top, a release truncates it.
@@ -54,7 +55,13 @@ struct subvol_pool {
 	spinlock_t lock;		/* the counters below */
 	u64 claimed;			/* blocks allocated to the reserve file */
 	u64 committed;			/* blocks promised to volumes */
-	u64 loose;			/* released for our writes, not used yet */
+	/*
+	 * Released from the reserve file for our writes and not allocated
+	 * by them yet (@inflight of it by writes under way): still ours,
+	 * as far as claims go, so that balance does not take it back.
+	 */
+	u64 loose;
+	u64 inflight;
 	unsigned int guaranteed;	/* volumes with the guarantee on */
 	unsigned long grow_failed;	/* jiffies of the last failed claim */
 	unsigned long refilled;		/* jiffies of the last claim on request */
@@ -111,6 +118,7 @@ struct subvol_space_change {
 	u32 promised;		/* of which the client's promise covered */
 	u32 user_promised;	/* of which a "reserve" message covered */
 	u32 shared;		/* shared blocks it overwrote or unmapped */
+	u32 used;		/* blocks it took loose space for */
 };
 
 /* dm-subvol-pool.c */
@@ -122,6 +130,7 @@ int subvol_pool_commit(struct subvol_pool *pool, u64 blocks);
 void subvol_pool_force_commit(struct subvol_pool *pool, u64 blocks);
 void subvol_pool_uncommit(struct subvol_pool *pool, u64 blocks);
 void subvol_pool_use(struct subvol_pool *pool, u64 blocks);
+void subvol_pool_used(struct subvol_pool *pool, u64 blocks);
 int subvol_pool_make_room(struct subvol_pool *pool, u64 blocks);
 u64 subvol_pool_headroom(struct subvol_pool *pool);
 void subvol_pool_counters(struct subvol_pool *pool, u64 *claimed,
