@@ -13,8 +13,8 @@ mkfs.xfs -q $DEV
 mount $DEV $G
 fill $G /tmp/source
 check "data fill ended in ENOSPC" grep -q "No space left on device" /tmp/fill.err
-# Give the host 8 MiB back (shrink the first file, trim), for metadata.
-truncate -s $((42 << 20)) $G/f1
+# Give the host 4 MiB back (shrink the first file, trim), for metadata.
+truncate -s $((46 << 20)) $G/f1
 fstrim $G
 sync
 kmsg_mark
