@@ -668,27 +668,24 @@ void subvol_space_unmapped(struct subvol_space *space, u64 block, u64 nr)
  * holes now.  Counting a hole as data would let a write allocate without
  * a promise; data blocks keep their state.  Sleeps.
  */
+static void subvol_rescan_extent(struct subvol_space *space, loff_t hole,
+				 loff_t data, loff_t data_end, void *priv)
+{
+	unsigned int shift = space->block_shift;
+
+	if (data > hole)
+		subvol_space_unmapped(space, hole >> shift,
+				      (data - hole) >> shift);
+}
+
 void subvol_space_rescan(struct subvol_space *space, u64 block, u64 nr)
 {
 	unsigned int shift = space->block_shift;
-	loff_t pos = (loff_t)block << shift;
-	loff_t end = (loff_t)(block + nr) << shift;
 
-	while (pos < end) {
-		loff_t hole, data;
-
-		hole = vfs_llseek(space->file, pos, SEEK_HOLE);
-		if (hole < 0 || hole >= end)
-			break;
-		data = vfs_llseek(space->file, hole, SEEK_DATA);
-		if (data == -ENXIO || data > end)
-			data = end;
-		if (data < 0)
-			break;
-		subvol_space_unmapped(space, hole >> shift,
-				      (data - hole) >> shift);
-		pos = data;
-	}
+	/* A host error leaves the rest of the range as the map has it. */
+	subvol_layout_walk(space, (loff_t)block << shift,
+			   (loff_t)(block + nr) << shift, NULL,
+			   subvol_rescan_extent, NULL);
 }
 
 /*
@@ -783,7 +780,7 @@ static void subvol_provider_put(struct blk_space *provider)
 	subvol_space_put(to_space(provider));
 }
 
-/* Blocks of ours in @sects sectors, and the first block of @start. */
+/* Our blocks in @sects sectors (a count, or a position). */
 static u64 subvol_sects_to_blocks(struct subvol_space *space, sector_t sects)
 {
 	return sects >> (space->block_shift - SECTOR_SHIFT);
