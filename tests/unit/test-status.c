@@ -91,37 +91,56 @@ static void test_status(void)
 static void test_table(void)
 {
 	char out[256], path[256], err[256];
-	bool ignore;
+	struct subvol_features f = { .ignore_discard = true }, g;
 	int len;
 
-	len = subvol_table_params(out, sizeof(out), "/srv/pool/vm\\1", true);
+	len = subvol_table_build(out, sizeof(out), "/srv/pool/vm\\1", &f);
 	CHECK("table: path as is, feature added",
 	      len > 0 && !strcmp(out, "/srv/pool/vm\\1 1 ignore_discard"));
 	CHECK("table: parses back",
-	      subvol_table_parse(out, path, sizeof(path), &ignore, err, sizeof(err)) == 0 &&
-	      !strcmp(path, "/srv/pool/vm\\1") && ignore);
+	      subvol_table_parse(out, path, sizeof(path), &g, err, sizeof(err)) == 0 &&
+	      !strcmp(path, "/srv/pool/vm\\1") && g.ignore_discard && !g.no_guarantee);
+	f = (struct subvol_features){ .no_guarantee = true, .no_space_queue = true,
+				      .no_space_timeout = 30, .low_water_sectors = 2048 };
+	len = subvol_table_build(out, sizeof(out), "/p/v.img", &f);
+	CHECK("table: every feature named",
+	      len > 0 && !strcmp(out, "/p/v.img 4 guarantee:none no_space:queue "
+				 "no_space_timeout:30 low_water:2048"));
+	CHECK("table: every feature parses back",
+	      subvol_table_parse(out, path, sizeof(path), &g, err, sizeof(err)) == 0 &&
+	      !memcmp(&f, &g, sizeof(f)));
+	f = (struct subvol_features){ .no_space_timeout = 30 };
+	CHECK("table: timeout without no_space:queue refused",
+	      subvol_table_build(out, sizeof(out), "/p/v", &f) == -1);
+	f = (struct subvol_features){ .no_space_queue = true, .no_space_timeout = 3601 };
+	CHECK("table: timeout out of range refused",
+	      subvol_table_build(out, sizeof(out), "/p/v", &f) == -1);
+	f = (struct subvol_features){ 0 };
 	CHECK("table: path with a space refused",
-	      subvol_table_params(out, sizeof(out), "/srv/pool/vm 1", false) == -1);
+	      subvol_table_build(out, sizeof(out), "/srv/pool/vm 1", &f) == -1);
 	CHECK("table: path with a tab refused",
-	      subvol_table_params(out, sizeof(out), "/srv/pool/vm\t1", false) == -1);
+	      subvol_table_build(out, sizeof(out), "/srv/pool/vm\t1", &f) == -1);
 	CHECK("table: plain path without features",
-	      subvol_table_parse("/a/b", path, sizeof(path), &ignore, err, sizeof(err)) == 0 &&
-	      !strcmp(path, "/a/b") && !ignore);
+	      subvol_table_parse("/a/b", path, sizeof(path), &g, err, sizeof(err)) == 0 &&
+	      !strcmp(path, "/a/b") && !g.ignore_discard);
 	CHECK("table: relative path refused",
-	      subvol_table_params(out, sizeof(out), "a/b", false) == -1);
+	      subvol_table_build(out, sizeof(out), "a/b", &f) == -1);
 	CHECK("table: output too small refused",
-	      subvol_table_params(out, 5, "/a/b/c", false) == -1);
+	      subvol_table_build(out, 5, "/a/b/c", &f) == -1);
 	CHECK("table: unknown feature refused",
-	      subvol_table_parse("/a 1 frob", path, sizeof(path), &ignore, err, sizeof(err)) == -1 &&
+	      subvol_table_parse("/a 1 frob", path, sizeof(path), &g, err, sizeof(err)) == -1 &&
 	      strstr(err, "frob"));
+	CHECK("table: bad feature value refused",
+	      subvol_table_parse("/a 1 guarantee:most", path, sizeof(path), &g, err,
+				 sizeof(err)) == -1 && strstr(err, "guarantee:most"));
 	CHECK("table: short feature list refused",
-	      subvol_table_parse("/a 2 ignore_discard", path, sizeof(path), &ignore, err,
+	      subvol_table_parse("/a 2 ignore_discard", path, sizeof(path), &g, err,
 				 sizeof(err)) == -1 && strstr(err, "2 features announced"));
 	CHECK("table: trailing words refused",
-	      subvol_table_parse("/a 1 ignore_discard x", path, sizeof(path), &ignore, err,
+	      subvol_table_parse("/a 1 ignore_discard x", path, sizeof(path), &g, err,
 				 sizeof(err)) == -1);
 	CHECK("table: path too long refused",
-	      subvol_table_parse("/abcdef", path, 4, &ignore, err, sizeof(err)) == -1);
+	      subvol_table_parse("/abcdef", path, 4, &g, err, sizeof(err)) == -1);
 }
 
 int main(void)

@@ -179,11 +179,13 @@ out:
 	return r;
 }
 
-int subvol_table_params(char *out, size_t outlen, const char *path,
-			bool ignore_discard)
+int subvol_table_build(char *out, size_t outlen, const char *path,
+		       const struct subvol_features *f)
 {
+	char feat[5][48];
 	const char *p;
-	int r;
+	size_t len;
+	int n = 0, r, i;
 
 	if (path[0] != '/')
 		return -1;
@@ -191,15 +193,90 @@ int subvol_table_params(char *out, size_t outlen, const char *path,
 	for (p = path; *p; p++)
 		if (isspace((unsigned char)*p))
 			return -1;
-	r = snprintf(out, outlen, "%s%s", path,
-		     ignore_discard ? " 1 " DM_SUBVOL_FEATURE_IGNORE_DISCARD : "");
+	if (f->no_space_timeout &&
+	    (!f->no_space_queue || f->no_space_timeout > DM_SUBVOL_NO_SPACE_TIMEOUT_MAX))
+		return -1;
+
+	if (f->ignore_discard)
+		strcpy(feat[n++], DM_SUBVOL_FEATURE_IGNORE_DISCARD);
+	if (f->no_guarantee)
+		strcpy(feat[n++], DM_SUBVOL_FEATURE_GUARANTEE ":" DM_SUBVOL_GUARANTEE_NONE);
+	if (f->no_space_queue)
+		strcpy(feat[n++], DM_SUBVOL_FEATURE_NO_SPACE ":" DM_SUBVOL_NO_SPACE_QUEUE);
+	if (f->no_space_timeout)
+		snprintf(feat[n++], sizeof(feat[0]), "%s:%u",
+			 DM_SUBVOL_FEATURE_NO_SPACE_TIMEOUT, f->no_space_timeout);
+	if (f->low_water_sectors)
+		snprintf(feat[n++], sizeof(feat[0]), "%s:%" PRIu64,
+			 DM_SUBVOL_FEATURE_LOW_WATER, f->low_water_sectors);
+
+	r = snprintf(out, outlen, "%s", path);
 	if (r < 0 || (size_t)r >= outlen)
 		return -1;
-	return r;
+	len = r;
+	if (n) {
+		r = snprintf(out + len, outlen - len, " %d", n);
+		if (r < 0 || (size_t)r >= outlen - len)
+			return -1;
+		len += r;
+	}
+	for (i = 0; i < n; i++) {
+		r = snprintf(out + len, outlen - len, " %s", feat[i]);
+		if (r < 0 || (size_t)r >= outlen - len)
+			return -1;
+		len += r;
+	}
+	return len;
+}
+
+/* One "name:value" feature word into f; -1 if it is not one we know. */
+static int parse_feature(const char *word, struct subvol_features *f)
+{
+	const char *colon = strchr(word, ':');
+	size_t klen = colon ? (size_t)(colon - word) : strlen(word);
+	const char *val = colon ? colon + 1 : NULL;
+	uint64_t n;
+
+#define KEY_IS(k) (klen == strlen(k) && !strncmp(word, k, klen))
+	if (!val)
+		return strcmp(word, DM_SUBVOL_FEATURE_IGNORE_DISCARD) ? -1 :
+		       (f->ignore_discard = true, 0);
+	if (KEY_IS(DM_SUBVOL_FEATURE_GUARANTEE)) {
+		if (!strcmp(val, DM_SUBVOL_GUARANTEE_NONE))
+			f->no_guarantee = true;
+		else if (!strcmp(val, DM_SUBVOL_GUARANTEE_FULL))
+			f->no_guarantee = false;
+		else
+			return -1;
+		return 0;
+	}
+	if (KEY_IS(DM_SUBVOL_FEATURE_NO_SPACE)) {
+		if (!strcmp(val, DM_SUBVOL_NO_SPACE_QUEUE))
+			f->no_space_queue = true;
+		else if (!strcmp(val, DM_SUBVOL_NO_SPACE_ERROR))
+			f->no_space_queue = false;
+		else
+			return -1;
+		return 0;
+	}
+	if (KEY_IS(DM_SUBVOL_FEATURE_NO_SPACE_TIMEOUT)) {
+		if (parse_u64(val, &n) || !n || n > DM_SUBVOL_NO_SPACE_TIMEOUT_MAX)
+			return -1;
+		f->no_space_timeout = n;
+		return 0;
+	}
+	if (KEY_IS(DM_SUBVOL_FEATURE_LOW_WATER)) {
+		if (parse_u64(val, &n))
+			return -1;
+		f->low_water_sectors = n;
+		return 0;
+	}
+#undef KEY_IS
+	return -1;
 }
 
 int subvol_table_parse(const char *params, char *path, size_t pathlen,
-		       bool *ignore_discard, char *err, size_t errlen)
+		       struct subvol_features *f, char *err, size_t errlen)
 {
 	const char *p = params;
 	size_t len = 0;
@@ -207,7 +284,7 @@ int subvol_table_parse(const char *params, char *path, size_t pathlen,
 	char word[64];
 	int used;
 
-	*ignore_discard = false;
+	memset(f, 0, sizeof(*f));
 	/* The path: up to the first whitespace. */
 	for (; *p && !isspace((unsigned char)*p); p++) {
 		if (len + 1 >= pathlen)
@@ -230,9 +307,7 @@ int subvol_table_parse(const char *params, char *path, size_t pathlen,
 			return fail(err, errlen, "table: %" PRIu64 " features announced, %" PRIu64 " given",
 				    count, i);
 		p += used;
-		if (!strcmp(word, DM_SUBVOL_FEATURE_IGNORE_DISCARD))
-			*ignore_discard = true;
-		else
+		if (parse_feature(word, f))
 			return fail(err, errlen, "table: unknown feature \"%s\"", word);
 	}
 	while (isspace((unsigned char)*p))

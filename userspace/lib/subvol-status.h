@@ -45,19 +45,31 @@ struct subvol_status {
 int subvol_status_parse(const char *params, struct subvol_status *st,
 			char *err, size_t errlen);
 
-/*
- * Write "<backing_file> [<#features> <feature>...]" to out.  Returns the
- * length, or -1 if out is too small, or the path is not absolute or holds
- * whitespace (which no device-mapper table loaded through libdevmapper
- * can carry: libdevmapper escapes backslashes, not spaces).
- */
-int subvol_table_params(char *out, size_t outlen, const char *path,
-			bool ignore_discard);
+/* The table line's features; zeroed means the target's defaults. */
+struct subvol_features {
+	bool ignore_discard;
+	bool no_guarantee;		/* guarantee:none */
+	bool no_space_queue;		/* no_space:queue */
+	unsigned int no_space_timeout;	/* seconds; 0: the default */
+	uint64_t low_water_sectors;	/* 0: no mark */
+};
 
 /*
- * Parse the TABLE parameters back: the path into path, and the features.  Returns 0, or -1 with a reason in err.
+ * Write "<backing_file> [<#features> <feature>...]" to out, naming only
+ * the features that differ from the defaults.  Returns the length, or -1
+ * if out is too small, the path is not absolute or holds whitespace
+ * (which no device-mapper table loaded through libdevmapper can carry:
+ * libdevmapper escapes backslashes, not spaces), or the features do not
+ * go together (a timeout without no_space:queue, or out of range).
+ */
+int subvol_table_build(char *out, size_t outlen, const char *path,
+		       const struct subvol_features *f);
+
+/*
+ * Parse the TABLE parameters back: the path into path, and the features.
+ * Returns 0, or -1 with a reason in err.
  */
 int subvol_table_parse(const char *params, char *path, size_t pathlen,
-		       bool *ignore_discard, char *err, size_t errlen);
+		       struct subvol_features *f, char *err, size_t errlen);
 
 #endif

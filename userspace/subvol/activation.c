@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Activating and deactivating a volume's device.  A volume is active when
+ * a device with its UUID exists; the UUID, not the name, identifies it.
+ * Links /dev/subvol/<pool>/<volume> come from udev (12-dm-subvol.rules);
+ * without udev the tool makes them, as LVM does for /dev/<vg>/<lv>.
+ */
+#include "subvol.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libdevmapper.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int volume_table(const struct volume *vol, char *params, size_t len)
+{
+	if (subvol_table_build(params, len, vol->path, &vol->meta.features) < 0) {
+		errmsg("volume %s/%s: cannot make a table line for %s (whitespace in the path, or bad policies)",
+		       vol->pool->meta.name, vol->name, vol->path);
+		return -1;
+	}
+	return 0;
+}
+
+int volume_active(const struct volume *vol, char *name, size_t namelen,
+		  struct dm_info_lite *info)
+{
+	char uuid[DM_UUID_LEN];
+	struct dm_info_lite dummy;
+
+	if (!info)
+		info = &dummy;
+	volume_dm_uuid(vol, uuid, sizeof(uuid));
+	if (!dm_device_info(uuid, name, namelen, info))
+		return info->exists;
+	/* No device-mapper here: nothing can be active. */
+	if (!dm_available())
+		return 0;
+	/* Not knowing could mean cloning a live image unfrozen: refuse. */
+	errmsg("volume %s/%s: cannot ask device-mapper whether it is active: %s",
+	       vol->pool->meta.name, vol->name, dm_last_error());
+	return -1;
+}
+
+static bool udev_running(void)
+{
+	const char *off = getenv("DM_DISABLE_UDEV");
+
+	return !(off && *off) && access("/run/udev/control", F_OK) == 0;
+}
+
+static const char *dev_dir(void)
+{
+	const char *d = getenv("SUBVOL_DEV_DIR");
+
+	return d && *d ? d : "/dev";
+}
+
+/* The /dev/subvol/<pool>/<volume> link, when udev does not make it. */
+static void update_link(const struct volume *vol, const char *dm_name, bool add)
+{
+	char dir[PATH_MAX], link[PATH_MAX + SUBVOL_NAME_MAX + 2], target[PATH_MAX];
+
+	if (udev_running())
+		return;
+	snprintf(dir, sizeof(dir), "%s/subvol/%s", dev_dir(), vol->pool->meta.name);
+	snprintf(link, sizeof(link), "%s/%s", dir, vol->name);
+	if (!add) {
+		unlink(link);
+		rmdir(dir);	/* only if it is empty */
+		snprintf(dir, sizeof(dir), "%s/subvol", dev_dir());
+		rmdir(dir);
+		return;
+	}
+	snprintf(target, sizeof(target), "../../mapper/%s", dm_name);
+	snprintf(dir, sizeof(dir), "%s/subvol", dev_dir());
+	mkdir(dir, 0755);
+	snprintf(dir, sizeof(dir), "%s/subvol/%s", dev_dir(), vol->pool->meta.name);
+	mkdir(dir, 0755);
+	unlink(link);
+	if (symlink(target, link))
+		errmsg("volume %s/%s: cannot make the link %s: %s", vol->pool->meta.name,
+		       vol->name, link, strerror(errno));
+}
+
+int volume_activate(struct volume *vol, char *dev, size_t devlen)
+{
+	char name[DM_NAME_LEN], uuid[DM_UUID_LEN], params[4200];
+	const char *pn = vol->pool->meta.name;
+	struct dm_info_lite info;
+	struct stat st;
+
+	switch (volume_active(vol, name, sizeof(name), &info)) {
+	case 1:
+		snprintf(dev, devlen, "%s/%s", dm_dir(), name);
+		return 1;
+	case -1:
+		return -1;
+	}
+	if (!dm_available()) {
+		errmsg("volume %s/%s: cannot activate: device-mapper is not available here (modprobe dm_mod)",
+		       pn, vol->name);
+		return -1;
+	}
+	if (stat(vol->path, &st)) {
+		errmsg("volume %s/%s: %s: %s", pn, vol->name, vol->path, strerror(errno));
+		return -1;
+	}
+	if ((uint64_t)st.st_size < vol->meta.size) {
+		errmsg("volume %s/%s: the image is %lld bytes, shorter than the volume's %llu",
+		       pn, vol->name, (long long)st.st_size,
+		       (unsigned long long)vol->meta.size);
+		return -1;
+	}
+	if (volume_table(vol, params, sizeof(params)))
+		return -1;
+	volume_dm_name(vol, name, sizeof(name));
+	volume_dm_uuid(vol, uuid, sizeof(uuid));
+	trace("volume %s/%s: dmsetup create %s --table \"0 %llu subvol %s\"", pn,
+	     vol->name, name, (unsigned long long)(vol->meta.size >> 9), params);
+	if (dm_device_create(name, uuid, vol->meta.size >> 9, params,
+			     vol->meta.kind == VOLUME_KIND_SNAPSHOT)) {
+		if (errno == EBUSY || errno == EEXIST)
+			errmsg("volume %s/%s: a device named %s or with UUID %s exists already (a copy of this volume active?)",
+			       pn, vol->name, name, uuid);
+		else
+			errmsg("volume %s/%s: cannot activate: %s (kernel log: dmesg | grep subvol)",
+			       pn, vol->name, dm_last_error());
+		return -1;
+	}
+	update_link(vol, name, true);
+	snprintf(dev, devlen, "%s/%s", dm_dir(), name);
+	return 0;
+}
+
+int volume_deactivate(struct volume *vol, bool quiet_if_inactive)
+{
+	char name[DM_NAME_LEN];
+	struct dm_info_lite info;
+
+	int r = volume_active(vol, name, sizeof(name), &info);
+
+	if (r < 0)
+		return -1;
+	if (!r) {
+		if (!quiet_if_inactive)
+			printf("Volume %s/%s is not active\n", vol->pool->meta.name,
+			       vol->name);
+		return 0;
+	}
+	if (info.open_count) {
+		errmsg("volume %s/%s: %s is in use (open %d times: mounted, or held by a process)",
+		       vol->pool->meta.name, vol->name, name, info.open_count);
+		return -1;
+	}
+	if (dm_device_remove(name)) {
+		errmsg("volume %s/%s: cannot remove %s: %s", vol->pool->meta.name,
+		       vol->name, name, dm_last_error());
+		return -1;
+	}
+	update_link(vol, name, false);
+	return 0;
+}

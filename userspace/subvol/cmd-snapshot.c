@@ -1,0 +1,427 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * snapshot, clone and rollback: a new image that shares every block of
+ * another by reflink.
+ *
+ * Of an active volume: suspend the device (dm freezes the filesystem on
+ * top, which first writes back and flushes everything it acknowledged),
+ * claim the copy-on-write reserve (prepare_snapshot: the origin can then
+ * overwrite every block it now shares, or ENOSPC and nothing changed),
+ * FICLONE the image into an unnamed file, resume.  The new file is made
+ * durable and given its name only after the resume, which keeps the guest
+ * frozen for the clone alone; until it has its name it is not a snapshot,
+ * and a crash frees it.  Any failure resumes the device and leaves no
+ * file.  Signals that would kill the tool are held while the device is
+ * suspended, so the guest is never left frozen.
+ *
+ * Of an inactive one: drop its sharing record first, so that its next
+ * activation counts every data block as shared (image_forget_sharing).
+ */
+#include "subvol.h"
+#include "cmd.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <libdevmapper.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+struct clone_result {
+	double frozen;		/* seconds the device was suspended; 0 inactive */
+	bool was_active;
+};
+
+static void hold_signals(sigset_t *old)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGQUIT);
+	sigaddset(&set, SIGPIPE);
+	sigprocmask(SIG_BLOCK, &set, old);
+}
+
+/* The active device must be ours and use this very image. */
+static int check_device(struct volume *src, const char *name,
+			const struct dm_info_lite *info)
+{
+	char params[4200], path[4096], err[256];
+	struct subvol_features f;
+
+	if (info->suspended) {
+		errmsg("volume %s/%s: %s is suspended; resume it first (dmsetup resume %s)",
+		       src->pool->meta.name, src->name, name, name);
+		return -1;
+	}
+	if (dm_device_table(name, params, sizeof(params)) ||
+	    subvol_table_parse(params, path, sizeof(path), &f, err, sizeof(err))) {
+		errmsg("volume %s/%s: cannot read the table of %s: %s", src->pool->meta.name,
+		       src->name, name, dm_last_error());
+		return -1;
+	}
+	if (strcmp(path, src->path)) {
+		errmsg("volume %s/%s: its device %s uses %s, not %s", src->pool->meta.name,
+		       src->name, name, path, src->path);
+		return -1;
+	}
+	return 0;
+}
+
+static int clone_active(struct volume *src, const char *name, int src_fd,
+			struct new_image *img, struct clone_result *res)
+{
+	const char *pn = src->pool->meta.name;
+	int r = -1, saved = 0;
+	const char *step = NULL;
+	sigset_t old;
+	double t0;
+
+	hold_signals(&old);
+	t0 = now_seconds();
+	if (dm_device_suspend(name)) {
+		errmsg("volume %s/%s: cannot suspend %s (the filesystem on it could not freeze?): %s",
+		       pn, src->name, name, dm_last_error());
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		return -1;
+	}
+	if (dm_device_message(name, DM_SUBVOL_MSG_PREPARE_SNAPSHOT)) {
+		saved = errno;
+		step = "prepare";
+	} else if (image_clone_from(img, src_fd)) {
+		saved = errno;
+		step = "clone";
+	} else {
+		r = 0;
+	}
+	if (dm_device_resume(name)) {
+		/* Still suspended: say so loudly, the guest is frozen. */
+		errmsg("volume %s/%s: CANNOT RESUME %s: %s; run: dmsetup resume %s",
+		       pn, src->name, name, dm_last_error(), name);
+		r = -1;
+	}
+	res->frozen = now_seconds() - t0;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+
+	if (step && !strcmp(step, "prepare")) {
+		if (saved == ENOSPC)
+			errmsg("volume %s/%s: the host has no space for the copy-on-write reserve (one block for each block the snapshot would share); free some, or remove snapshots",
+			       pn, src->name);
+		else
+			errmsg("volume %s/%s: prepare_snapshot refused: %s (dmesg says why)",
+			       pn, src->name, strerror(saved));
+	} else if (step) {
+		errmsg("volume %s/%s: cannot reflink %s: %s", pn, src->name, src->path,
+		       strerror(saved));
+	}
+	return r;
+}
+
+static int clone_inactive(struct volume *src, int src_fd, struct new_image *img)
+{
+	const char *pn = src->pool->meta.name;
+
+	if (image_forget_sharing(src_fd)) {
+		errmsg("volume %s/%s: cannot drop the sharing record %s of %s: %s", pn,
+		       src->name, SUBVOL_RECORD_XATTR, src->path, strerror(errno));
+		return -1;
+	}
+	if (image_clone_from(img, src_fd)) {
+		errmsg("volume %s/%s: cannot reflink %s: %s", pn, src->name, src->path,
+		       strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* Clone src, active or not, into a new unnamed image. */
+static int clone_volume(struct volume *src, struct new_image *img,
+			struct clone_result *res)
+{
+	const char *pn = src->pool->meta.name;
+	char name[DM_NAME_LEN];
+	struct dm_info_lite info;
+	int src_fd, active, r = -1;
+
+	memset(res, 0, sizeof(*res));
+	src_fd = open(src->path, O_RDONLY | O_CLOEXEC);
+	if (src_fd < 0) {
+		errmsg("volume %s/%s: cannot open %s: %s", pn, src->name, src->path,
+		       strerror(errno));
+		return -1;
+	}
+	if (image_tmp_open(src->pool, img)) {
+		errmsg("volume %s/%s: cannot make a file in %s: %s", pn, src->name,
+		       src->pool->path, strerror(errno));
+		goto out;
+	}
+	active = volume_active(src, name, sizeof(name), &info);
+	if (active > 0) {
+		res->was_active = true;
+		if (!check_device(src, name, &info))
+			r = clone_active(src, name, src_fd, img, res);
+	} else if (active == 0) {
+		r = clone_inactive(src, src_fd, img);
+	}
+	if (r)
+		image_discard(img);
+out:
+	close(src_fd);
+	return r;
+}
+
+/* Metadata of an image made from src. */
+static void derived_meta(const struct volume *src, enum volume_kind kind,
+			 struct volume_meta *m)
+{
+	*m = src->meta;
+	new_id(m->id);
+	m->kind = kind;
+	strcpy(m->origin_id, src->meta.id);
+	strcpy(m->origin_name, src->name);
+	m->created = time(NULL);
+}
+
+/*
+ * A writable copy of an XFS must not share its origin's UUID (XFS refuses
+ * to mount two at once); a new one, or a word on how to mount it.
+ */
+static void fresh_uuid(struct volume *vol, struct new_image *img)
+{
+	char err[256];
+
+	if (!image_is_xfs(img->fd))
+		return;
+	if (image_new_xfs_uuid(img, err, sizeof(err)))
+		printf("Note: %s/%s keeps its origin's XFS UUID (%s); mount it beside its origin with -o nouuid\n",
+		       vol->pool->meta.name, vol->name, err);
+	else
+		trace("volume %s/%s: new XFS UUID", vol->pool->meta.name, vol->name);
+}
+
+/* Parse NAME or POOL/NAME for a new volume in the pool of src. */
+static int target_name(const char *cmd, struct volume *src, const char *arg,
+		       struct volume *dst)
+{
+	const char *slash = strrchr(arg, '/');
+	const char *name = slash ? slash + 1 : arg;
+
+	if (slash && ((size_t)(slash - arg) != strlen(src->pool->meta.name) ||
+		      strncmp(arg, src->pool->meta.name, slash - arg))) {
+		errmsg("%s: %s is not in pool %s: a snapshot lives in its origin's pool",
+		       cmd, arg, src->pool->meta.name);
+		return -1;
+	}
+	if (volume_load(src->pool, name, dst, false))
+		return -1;
+	if (dst->exists) {
+		errmsg("volume %s/%s: exists already", src->pool->meta.name, name);
+		return -1;
+	}
+	return 0;
+}
+
+static int finish(struct volume *dst, struct new_image *img, bool replace,
+		  bool activate)
+{
+	char dev[DM_NAME_LEN + 32];
+
+	if (volume_meta_write(img->fd, &dst->meta) ||
+	    image_publish(img, dst->name, replace)) {
+		errmsg("volume %s/%s: cannot make %s: %s", dst->pool->meta.name, dst->name,
+		       dst->path, strerror(errno));
+		return -1;
+	}
+	dst->exists = true;
+	if (activate && volume_activate(dst, dev, sizeof(dev)) < 0)
+		return -1;
+	if (activate)
+		printf("Volume %s/%s active as %s\n", dst->pool->meta.name, dst->name, dev);
+	return 0;
+}
+
+static int parse_common(const char *cmd, int argc, char **argv, bool *writable,
+			bool *activate, bool *force)
+{
+	static const struct option opts[] = {
+		{ "writable", no_argument, NULL, 'w' },
+		{ "activate", no_argument, NULL, 'a' },
+		{ "force", no_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "+wafh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'w':
+		case 'a':
+		case 'f':
+			if (c == 'w' && writable)
+				*writable = true;
+			else if (c == 'a' && activate)
+				*activate = true;
+			else if (c == 'f' && force)
+				*force = true;
+			else
+				return usage_error(cmd, "--%s does not apply here",
+						   c == 'w' ? "writable" : c == 'a' ? "activate" : "force");
+			break;
+		case 'h':
+			command_help(cmd);
+			return -1;
+		default:
+			return usage_error(cmd, NULL);
+		}
+	}
+	if (optind != argc - 2)
+		return usage_error(cmd, "give %s", !strcmp(cmd, "rollback") ?
+				   "POOL/VOLUME and the SNAPSHOT to go back to" :
+				   "the source POOL/VOLUME and the new NAME");
+	return 0;
+}
+
+int cmd_snapshot(int argc, char **argv)
+{
+	bool writable = false, activate = false;
+	struct new_image img = { .fd = -1 };
+	struct clone_result res;
+	struct volume src, dst;
+	struct pool pool;
+	int r = EXIT_REFUSED;
+
+	r = parse_common("snapshot", argc, argv, &writable, &activate, NULL);
+	if (r)
+		return r < 0 ? 0 : r;
+	if (volume_spec(argv[optind], &pool, &src, true, true))
+		return EXIT_REFUSED;
+	r = EXIT_REFUSED;
+	if (target_name("snapshot", &src, argv[optind + 1], &dst))
+		goto out;
+	derived_meta(&src, writable ? VOLUME_KIND_VOLUME : VOLUME_KIND_SNAPSHOT, &dst.meta);
+	if (clone_volume(&src, &img, &res))
+		goto out;
+	if (writable)
+		fresh_uuid(&dst, &img);
+	if (finish(&dst, &img, false, activate))
+		goto out;
+	if (res.was_active)
+		printf("%s %s/%s of %s/%s created (device suspended for %.1f ms)\n",
+		       writable ? "Writable snapshot" : "Snapshot", pool.meta.name, dst.name,
+		       pool.meta.name, src.name, res.frozen * 1000);
+	else
+		printf("%s %s/%s of %s/%s created\n",
+		       writable ? "Writable snapshot" : "Snapshot", pool.meta.name, dst.name,
+		       pool.meta.name, src.name);
+	if (!writable && image_is_xfs(img.fd))
+		printf("To mount it beside its origin: mount -o ro,nouuid,norecovery /dev/subvol/%s/%s DIR\n",
+		       pool.meta.name, dst.name);
+	r = 0;
+out:
+	image_discard(&img);
+	pool_close(&pool);
+	return r;
+}
+
+int cmd_clone(int argc, char **argv)
+{
+	struct new_image img = { .fd = -1 };
+	bool activate = false;
+	struct clone_result res;
+	struct volume src, dst;
+	struct pool pool;
+	int r;
+
+	r = parse_common("clone", argc, argv, NULL, &activate, NULL);
+	if (r)
+		return r < 0 ? 0 : r;
+	if (volume_spec(argv[optind], &pool, &src, true, true))
+		return EXIT_REFUSED;
+	r = EXIT_REFUSED;
+	if (src.meta.kind != VOLUME_KIND_SNAPSHOT) {
+		errmsg("volume %s/%s: not a snapshot (a writable copy of a volume is subvol snapshot --writable)",
+		       pool.meta.name, src.name);
+		goto out;
+	}
+	if (target_name("clone", &src, argv[optind + 1], &dst))
+		goto out;
+	derived_meta(&src, VOLUME_KIND_VOLUME, &dst.meta);
+	if (clone_volume(&src, &img, &res))
+		goto out;
+	fresh_uuid(&dst, &img);
+	if (finish(&dst, &img, false, activate))
+		goto out;
+	printf("Volume %s/%s cloned from %s/%s\n", pool.meta.name, dst.name, pool.meta.name,
+	       src.name);
+	r = 0;
+out:
+	image_discard(&img);
+	pool_close(&pool);
+	return r;
+}
+
+int cmd_rollback(int argc, char **argv)
+{
+	struct new_image img = { .fd = -1 };
+	char name[DM_NAME_LEN];
+	struct clone_result res;
+	struct volume vol, snap;
+	bool force = false;
+	struct pool pool;
+	int r;
+
+	r = parse_common("rollback", argc, argv, NULL, NULL, &force);
+	if (r)
+		return r < 0 ? 0 : r;
+	if (volume_spec(argv[optind], &pool, &vol, true, true))
+		return EXIT_REFUSED;
+	r = volume_active(&vol, name, sizeof(name), NULL);
+	if (r) {
+		bool unknown = r < 0;
+
+		r = EXIT_REFUSED;
+		if (unknown)
+			goto out;
+		errmsg("volume %s/%s: active as %s/%s; unmount and deactivate it first",
+		       pool.meta.name, vol.name, dm_dir(), name);
+		goto out;
+	}
+	r = EXIT_REFUSED;
+	if (vol.meta.kind == VOLUME_KIND_SNAPSHOT) {
+		errmsg("volume %s/%s: a snapshot cannot be rolled back", pool.meta.name, vol.name);
+		goto out;
+	}
+	if (volume_load(&pool, strrchr(argv[optind + 1], '/') ?
+			strrchr(argv[optind + 1], '/') + 1 : argv[optind + 1], &snap, true))
+		goto out;
+	if (snap.meta.kind != VOLUME_KIND_SNAPSHOT) {
+		errmsg("volume %s/%s: not a snapshot", pool.meta.name, snap.name);
+		goto out;
+	}
+	if (strcmp(snap.meta.origin_id, vol.meta.id) && !force) {
+		errmsg("volume %s/%s: snapshot of %s, not of %s/%s (--force to roll back to it anyway)",
+		       pool.meta.name, snap.name,
+		       snap.meta.origin_name[0] ? snap.meta.origin_name : "another volume",
+		       pool.meta.name, vol.name);
+		goto out;
+	}
+	if (clone_volume(&snap, &img, &res))
+		goto out;
+	/* The volume stays itself (id, policies); its content and size go back. */
+	vol.meta.size = snap.meta.size;
+	if (finish(&vol, &img, true, false))
+		goto out;
+	printf("Volume %s/%s rolled back to snapshot %s/%s\n", pool.meta.name, vol.name,
+	       pool.meta.name, snap.name);
+	r = 0;
+out:
+	image_discard(&img);
+	pool_close(&pool);
+	return r;
+}

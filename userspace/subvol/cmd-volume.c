@@ -1,0 +1,483 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Commands on one volume: create, activate, deactivate, remove, resize.
+ */
+#include "subvol.h"
+#include "cmd.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <libdevmapper.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_EXTENT_SIZE	(1U << 30)
+
+/* The host's block size: volume sizes are whole blocks of it. */
+static uint64_t host_block(const struct pool *pool)
+{
+	struct statvfs sv;
+
+	if (fstatvfs(pool->dirfd, &sv) || !sv.f_bsize)
+		return 4096;
+	return sv.f_bsize;
+}
+
+static int parse_choice(const char *cmd, const char *opt, const char *val,
+			const char *yes, const char *no, bool *out)
+{
+	if (!strcmp(val, yes))
+		*out = true;
+	else if (!strcmp(val, no))
+		*out = false;
+	else
+		return usage_error(cmd, "--%s: \"%s\" is not %s or %s", opt, val, yes, no);
+	return 0;
+}
+
+static int parse_policy(const char *cmd, int opt, const char *arg,
+			struct volume_meta *m)
+{
+	struct subvol_features *f = &m->features;
+	uint64_t v;
+	bool b = false;
+
+	switch (opt) {
+	case 'g':
+		if (parse_choice(cmd, "guarantee", arg, "none", "full", &b))
+			return EXIT_USAGE;
+		f->no_guarantee = b;
+		return 0;
+	case 'n':
+		return parse_choice(cmd, "no-space", arg, "queue", "error",
+				    &f->no_space_queue) ? EXIT_USAGE : 0;
+	case 't':
+		if (parse_size(arg, &v) || strpbrk(arg, "KMGTPkmgtps.") || !v ||
+		    v > DM_SUBVOL_NO_SPACE_TIMEOUT_MAX)
+			return usage_error(cmd, "--no-space-timeout: \"%s\" is not a number of seconds from 1 to %d",
+					   arg, DM_SUBVOL_NO_SPACE_TIMEOUT_MAX);
+		f->no_space_timeout = v;
+		return 0;
+	case 'l':
+		if (parse_size(arg, &v) || v % 512)
+			return usage_error(cmd, "--low-water: \"%s\" is not a size in whole sectors", arg);
+		f->low_water_sectors = v >> 9;
+		return 0;
+	case 'D':
+		f->ignore_discard = true;
+		return 0;
+	}
+	return EXIT_USAGE;
+}
+
+#define POLICY_OPTIONS \
+	{ "guarantee", required_argument, NULL, 'g' }, \
+	{ "no-space", required_argument, NULL, 'n' }, \
+	{ "no-space-timeout", required_argument, NULL, 't' }, \
+	{ "low-water", required_argument, NULL, 'l' }, \
+	{ "ignore-discard", no_argument, NULL, 'D' }
+
+static int check_policies(const char *cmd, const struct volume_meta *m,
+			  uint64_t block)
+{
+	if (m->features.no_space_timeout && !m->features.no_space_queue)
+		return usage_error(cmd, "--no-space-timeout needs --no-space queue");
+	if (m->extent_size % block || m->extent_size > MAX_EXTENT_SIZE)
+		return usage_error(cmd, "--extent-size: %u is not a multiple of the host's %" PRIu64 "-byte blocks up to 1G",
+				   m->extent_size, block);
+	if (m->extent_size > block && !m->features.no_guarantee)
+		return usage_error(cmd, "--extent-size needs --guarantee none: the host would allocate whole extents for one-block writes, which the guarantee does not count");
+	return 0;
+}
+
+static int make_fs(struct volume *vol, const char *type, const char *dev)
+{
+	char prog[32];
+	const char *argv[] = { prog, "-q", dev, NULL };
+	int r;
+
+	if (strcmp(type, "xfs") && strcmp(type, "ext4")) {
+		errmsg("volume %s/%s: --mkfs: %s is not xfs or ext4", vol->pool->meta.name,
+		       vol->name, type);
+		return -1;
+	}
+	snprintf(prog, sizeof(prog), "mkfs.%s", type);
+	if (!strcmp(type, "ext4"))
+		argv[1] = "-F";
+	trace("volume %s/%s: %s %s", vol->pool->meta.name, vol->name, prog, dev);
+	r = run_program(argv, !verbose);
+	if (r) {
+		errmsg("volume %s/%s: %s %s failed (exit %d)", vol->pool->meta.name,
+		       vol->name, prog, dev, r);
+		return -1;
+	}
+	return 0;
+}
+
+static void remove_image(struct volume *vol)
+{
+	char file[SUBVOL_NAME_MAX + 8];
+
+	snprintf(file, sizeof(file), "%s%s", vol->name, SUBVOL_IMAGE_SUFFIX);
+	unlinkat(vol->pool->dirfd, file, 0);
+	fsync(vol->pool->dirfd);
+}
+
+int cmd_create(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "size", required_argument, NULL, 's' },
+		{ "extent-size", required_argument, NULL, 'e' },
+		{ "mkfs", optional_argument, NULL, 'm' },
+		{ "inactive", no_argument, NULL, 'I' },
+		{ "help", no_argument, NULL, 'h' },
+		POLICY_OPTIONS,
+		{ NULL, 0, NULL, 0 }
+	};
+	struct volume_meta meta = { 0 };
+	const char *mkfs = NULL, *cmd = "create";
+	bool inactive = false, size_given = false;
+	struct new_image img = { .fd = -1 };
+	char dev[DM_NAME_LEN + 32], err[256], size_str[32];
+	struct pool pool;
+	struct volume vol;
+	uint64_t block, v;
+	int c, r;
+
+	while ((c = getopt_long(argc, argv, "+s:e:m::Ih", opts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			if (parse_size(optarg, &meta.size) || !meta.size)
+				return usage_error(cmd, "--size: \"%s\" is not a size (e.g. 10G)", optarg);
+			size_given = true;
+			break;
+		case 'e':
+			if (parse_size(optarg, &v) || v > MAX_EXTENT_SIZE)
+				return usage_error(cmd, "--extent-size: \"%s\" is not a size up to 1G", optarg);
+			meta.extent_size = v;
+			break;
+		case 'm':
+			mkfs = optarg ? optarg : "xfs";
+			break;
+		case 'I':
+			inactive = true;
+			break;
+		case 'h':
+			return command_help(cmd);
+		case '?':
+			return usage_error(cmd, NULL);
+		default:
+			r = parse_policy(cmd, c, optarg, &meta);
+			if (r)
+				return r;
+		}
+	}
+	if (optind != argc - 1)
+		return usage_error(cmd, "give one POOL/VOLUME");
+	if (!size_given)
+		return usage_error(cmd, "--size is required");
+	if (mkfs && inactive)
+		return usage_error(cmd, "--mkfs needs the volume active; drop --inactive");
+
+	if (volume_spec(argv[optind], &pool, &vol, true, false))
+		return EXIT_REFUSED;
+	r = EXIT_REFUSED;
+	if (vol.exists) {
+		errmsg("volume %s/%s: exists already", pool.meta.name, vol.name);
+		goto out;
+	}
+	block = host_block(&pool);
+	r = check_policies(cmd, &meta, block);
+	if (r)
+		goto out;
+	r = EXIT_REFUSED;
+	if (meta.size % block) {
+		meta.size += block - meta.size % block;
+		format_size(size_str, sizeof(size_str), meta.size);
+		printf("Rounding the size up to %s (%" PRIu64 " bytes, whole %" PRIu64 "-byte host blocks)\n",
+		       size_str, meta.size, block);
+	}
+	new_id(meta.id);
+	meta.kind = VOLUME_KIND_VOLUME;
+	meta.created = time(NULL);
+	vol.meta = meta;
+
+	if (image_tmp_open(&pool, &img)) {
+		errmsg("volume %s/%s: cannot make a file in %s: %s", pool.meta.name, vol.name,
+		       pool.path, strerror(errno));
+		goto out;
+	}
+	if (meta.extent_size && image_set_extent_size(img.fd, meta.extent_size, err, sizeof(err))) {
+		errmsg("volume %s/%s: %s", pool.meta.name, vol.name, err);
+		goto out;
+	}
+	if (ftruncate(img.fd, meta.size) || volume_meta_write(img.fd, &meta) ||
+	    image_publish(&img, vol.name, false)) {
+		errmsg("volume %s/%s: cannot make the image %s: %s", pool.meta.name, vol.name,
+		       vol.path, strerror(errno));
+		goto out;
+	}
+	vol.exists = true;
+	format_size(size_str, sizeof(size_str), meta.size);
+	if (inactive) {
+		printf("Volume %s/%s created (%s), inactive\n", pool.meta.name, vol.name, size_str);
+		r = 0;
+		goto out;
+	}
+	if (volume_activate(&vol, dev, sizeof(dev)) < 0) {
+		remove_image(&vol);
+		goto out;
+	}
+	if (mkfs && make_fs(&vol, mkfs, dev)) {
+		volume_deactivate(&vol, true);
+		remove_image(&vol);
+		goto out;
+	}
+	printf("Volume %s/%s created (%s%s%s), active as %s\n", pool.meta.name, vol.name,
+	       size_str, mkfs ? ", " : "", mkfs ? mkfs : "", dev);
+	r = 0;
+out:
+	image_discard(&img);
+	pool_close(&pool);
+	return r;
+}
+
+/* activate and deactivate take any number of volumes, like lvchange. */
+static int each_volume(const char *cmd, int argc, char **argv, bool activate)
+{
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	char dev[DM_NAME_LEN + 32];
+	struct pool pool;
+	struct volume vol;
+	int c, i, r, status = 0;
+
+	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		if (c == 'h')
+			return command_help(cmd);
+		return usage_error(cmd, NULL);
+	}
+	if (optind >= argc)
+		return usage_error(cmd, "give at least one POOL/VOLUME");
+	for (i = optind; i < argc; i++) {
+		if (volume_spec(argv[i], &pool, &vol, true, true)) {
+			status = EXIT_REFUSED;
+			continue;
+		}
+		if (activate) {
+			r = volume_activate(&vol, dev, sizeof(dev));
+			if (r == 1)
+				printf("Volume %s/%s is already active as %s\n",
+				       pool.meta.name, vol.name, dev);
+			else if (r == 0)
+				printf("Volume %s/%s active as %s\n", pool.meta.name,
+				       vol.name, dev);
+		} else {
+			r = volume_deactivate(&vol, false);
+		}
+		if (r < 0)
+			status = EXIT_REFUSED;
+		pool_close(&pool);
+	}
+	return status;
+}
+
+int cmd_activate(int argc, char **argv)
+{
+	return each_volume("activate", argc, argv, true);
+}
+
+int cmd_deactivate(int argc, char **argv)
+{
+	return each_volume("deactivate", argc, argv, false);
+}
+
+int cmd_remove(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	char name[DM_NAME_LEN];
+	struct pool pool;
+	struct volume vol;
+	int c, i, status = 0;
+
+	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		if (c == 'h')
+			return command_help("remove");
+		return usage_error("remove", NULL);
+	}
+	if (optind >= argc)
+		return usage_error("remove", "give at least one POOL/VOLUME");
+	for (i = optind; i < argc; i++) {
+		if (volume_spec(argv[i], &pool, &vol, true, true)) {
+			status = EXIT_REFUSED;
+			continue;
+		}
+		c = volume_active(&vol, name, sizeof(name), NULL);
+		if (c < 0) {
+			status = EXIT_REFUSED;
+		} else if (c) {
+			errmsg("volume %s/%s: active as %s/%s; deactivate it first",
+			       pool.meta.name, vol.name, dm_dir(), name);
+			status = EXIT_REFUSED;
+		} else {
+			remove_image(&vol);
+			printf("Volume %s/%s removed\n", pool.meta.name, vol.name);
+		}
+		pool_close(&pool);
+	}
+	return status;
+}
+
+/* Grow: the file, then the metadata, then the live table; shrink: inactive. */
+int cmd_resize(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "size", required_argument, NULL, 's' },
+		{ "yes", no_argument, NULL, 'y' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *cmd = "resize", *size_arg = NULL;
+	char name[DM_NAME_LEN], params[4200], size_str[32], q[256];
+	struct volume_meta meta;
+	struct pool pool;
+	struct volume vol;
+	uint64_t size, block, old;
+	bool yes = false, active;
+	struct stat st;
+	int c, fd = -1, r = EXIT_REFUSED;
+
+	while ((c = getopt_long(argc, argv, "+s:yh", opts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			size_arg = optarg;
+			break;
+		case 'y':
+			yes = true;
+			break;
+		case 'h':
+			return command_help(cmd);
+		default:
+			return usage_error(cmd, NULL);
+		}
+	}
+	if (optind != argc - 1)
+		return usage_error(cmd, "give one POOL/VOLUME");
+	if (!size_arg)
+		return usage_error(cmd, "--size is required");
+	if (parse_size(size_arg + (*size_arg == '+'), &size) || !size)
+		return usage_error(cmd, "--size: \"%s\" is not a size (e.g. 20G, or +5G to add)",
+				   size_arg);
+	if (volume_spec(argv[optind], &pool, &vol, true, true))
+		return EXIT_REFUSED;
+	meta = vol.meta;
+	old = meta.size;
+	if (*size_arg == '+')
+		size += old;
+	block = host_block(&pool);
+	if (size % block)
+		size += block - size % block;
+	format_size(size_str, sizeof(size_str), size);
+	if (meta.kind == VOLUME_KIND_SNAPSHOT) {
+		errmsg("volume %s/%s: a snapshot is read-only; resize a clone of it", pool.meta.name,
+		       vol.name);
+		goto out;
+	}
+	if (size == old) {
+		printf("Volume %s/%s is already %s\n", pool.meta.name, vol.name, size_str);
+		r = 0;
+		goto out;
+	}
+	c = volume_active(&vol, name, sizeof(name), NULL);
+	if (c < 0)
+		goto out;
+	active = c;
+	fd = open(vol.path, O_RDWR | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st)) {
+		errmsg("volume %s/%s: cannot open %s: %s", pool.meta.name, vol.name, vol.path,
+		       strerror(errno));
+		goto out;
+	}
+	meta.size = size;
+	if (size < old) {
+		if (active) {
+			errmsg("volume %s/%s: shrinking needs the volume inactive (active as %s/%s)",
+			       pool.meta.name, vol.name, dm_dir(), name);
+			goto out;
+		}
+		snprintf(q, sizeof(q), "Shrink %s/%s to %s? Data past the new end is lost, and a filesystem on it breaks unless shrunk first.",
+			 pool.meta.name, vol.name, size_str);
+		if (!yes && !confirm(q)) {
+			errmsg("volume %s/%s: not shrunk (confirm with --yes)", pool.meta.name,
+			       vol.name);
+			goto out;
+		}
+		/* Metadata first: a crash in between leaves a longer file. */
+		if (volume_meta_write(fd, &meta) || fsync(fd) || ftruncate(fd, size) ||
+		    fsync(fd)) {
+			errmsg("volume %s/%s: cannot shrink %s: %s", pool.meta.name, vol.name,
+			       vol.path, strerror(errno));
+			goto out;
+		}
+		printf("Volume %s/%s shrunk to %s\n", pool.meta.name, vol.name, size_str);
+		r = 0;
+		goto out;
+	}
+
+	if ((uint64_t)st.st_size < size && ftruncate(fd, size)) {
+		errmsg("volume %s/%s: cannot grow %s: %s", pool.meta.name, vol.name, vol.path,
+		       strerror(errno));
+		goto out;
+	}
+	if (volume_meta_write(fd, &meta) || fsync(fd)) {
+		errmsg("volume %s/%s: cannot update the metadata: %s", pool.meta.name, vol.name,
+		       strerror(errno));
+		goto undo_file;
+	}
+	if (active) {
+		vol.meta = meta;
+		if (volume_table(&vol, params, sizeof(params)))
+			goto undo_meta;
+		if (dm_device_reload(name, size >> 9, params, false)) {
+			errmsg("volume %s/%s: cannot load the larger table: %s", pool.meta.name,
+			       vol.name, dm_last_error());
+			goto undo_meta;
+		}
+		/* The new table takes over at resume; no freeze is needed. */
+		if (dm_device_resume(name)) {
+			errmsg("volume %s/%s: cannot switch to the larger table: %s",
+			       pool.meta.name, vol.name, dm_last_error());
+			goto out;
+		}
+		printf("Volume %s/%s grown to %s; grow its filesystem too (xfs_growfs MOUNTPOINT)\n",
+		       pool.meta.name, vol.name, size_str);
+	} else {
+		printf("Volume %s/%s grown to %s\n", pool.meta.name, vol.name, size_str);
+	}
+	r = 0;
+	goto out;
+undo_meta:
+	meta.size = old;
+	if (volume_meta_write(fd, &meta) == 0)
+		fsync(fd);
+undo_file:
+	if ((uint64_t)st.st_size < size)
+		ftruncate(fd, st.st_size);
+out:
+	if (fd >= 0)
+		close(fd);
+	pool_close(&pool);
+	return r;
+}

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Image files.  A new image is an unnamed file (O_TMPFILE) in the pool
+ * until it is complete and durable, then linked under its name: a crash
+ * or a failure at any step leaves nothing behind.
+ */
+#include "subvol.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+int image_tmp_open(struct pool *pool, struct new_image *img)
+{
+	img->pool = pool;
+	img->fd = openat(pool->dirfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	return img->fd < 0 ? -1 : 0;
+}
+
+/*
+ * An extent size hint makes the host allocate whole extents of that size,
+ * so the image keeps few extents and clones stay fast.  XFS takes it only
+ * while the file has no data.
+ */
+int image_set_extent_size(int fd, uint32_t bytes, char *err, size_t errlen)
+{
+	struct fsxattr fsx;
+
+	if (ioctl(fd, FS_IOC_FSGETXATTR, &fsx)) {
+		snprintf(err, errlen, "cannot read the file's attributes: %s", strerror(errno));
+		return -1;
+	}
+	fsx.fsx_extsize = bytes;
+	if (bytes)
+		fsx.fsx_xflags |= FS_XFLAG_EXTSIZE;
+	else
+		fsx.fsx_xflags &= ~FS_XFLAG_EXTSIZE;
+	if (ioctl(fd, FS_IOC_FSSETXATTR, &fsx)) {
+		snprintf(err, errlen, "the host refuses an extent size hint of %u bytes: %s",
+			 bytes, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+uint32_t image_extent_size(int fd)
+{
+	struct fsxattr fsx;
+
+	if (ioctl(fd, FS_IOC_FSGETXATTR, &fsx) || !(fsx.fsx_xflags & FS_XFLAG_EXTSIZE))
+		return 0;
+	return fsx.fsx_extsize;
+}
+
+int image_clone_from(struct new_image *img, int src_fd)
+{
+	return ioctl(img->fd, FICLONE, src_fd);
+}
+
+/*
+ * Make the image durable and give it its name: linked if the name is
+ * free, or (replace) linked under a hidden name and renamed over the old
+ * image in one step.  The directory is synced after.
+ */
+int image_publish(struct new_image *img, const char *name, bool replace)
+{
+	char proc[64], file[SUBVOL_NAME_MAX + 16], tmp[SUBVOL_NAME_MAX + 40];
+
+	if (fsync(img->fd))
+		return -1;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", img->fd);
+	snprintf(file, sizeof(file), "%s%s", name, SUBVOL_IMAGE_SUFFIX);
+	if (!replace) {
+		if (linkat(AT_FDCWD, proc, img->pool->dirfd, file, AT_SYMLINK_FOLLOW))
+			return -1;
+	} else {
+		snprintf(tmp, sizeof(tmp), ".%s.new-%d", file, (int)getpid());
+		unlinkat(img->pool->dirfd, tmp, 0);
+		if (linkat(AT_FDCWD, proc, img->pool->dirfd, tmp, AT_SYMLINK_FOLLOW))
+			return -1;
+		if (renameat(img->pool->dirfd, tmp, img->pool->dirfd, file)) {
+			int saved = errno;
+
+			unlinkat(img->pool->dirfd, tmp, 0);
+			errno = saved;
+			return -1;
+		}
+	}
+	return fsync(img->pool->dirfd);
+}
+
+void image_discard(struct new_image *img)
+{
+	if (img->fd >= 0)
+		close(img->fd);	/* unnamed: the host frees it */
+	img->fd = -1;
+}
+
+/*
+ * Before a clone of an image no device uses: drop the target's sharing
+ * record, which would otherwise tell the next activation that blocks the
+ * clone now shares are exclusive.  Without a record the target counts
+ * every data block as shared (conservative).  Durable before the clone.
+ */
+int image_forget_sharing(int fd)
+{
+	if (fremovexattr(fd, SUBVOL_RECORD_XATTR) && errno != ENODATA)
+		return -1;
+	return fsync(fd);
+}
+
+bool image_is_xfs(int fd)
+{
+	char magic[4];
+
+	return pread(fd, magic, sizeof(magic), 0) == (ssize_t)sizeof(magic) &&
+	       !memcmp(magic, "XFSB", 4);
+}
+
+/*
+ * A new filesystem UUID for the XFS in a (not yet visible) clone, so that
+ * it mounts beside its origin.  xfs_admin needs a clean log; a snapshot
+ * of a frozen filesystem has one.
+ */
+int image_new_xfs_uuid(struct new_image *img, char *err, size_t errlen)
+{
+	char path[64];
+	const char *argv[] = { "xfs_admin", "-U", "generate", path, NULL };
+	int r;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)getpid(), img->fd);
+	r = run_program(argv, !verbose);
+	if (r) {
+		snprintf(err, errlen, r < 0 || r == 127 ? "xfs_admin could not run" :
+			 "xfs_admin -U generate failed (a dirty log?)");
+		return -1;
+	}
+	return 0;
+}

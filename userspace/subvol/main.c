@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * subvol: volumes and snapshots of the dm-subvol target.  The commands,
+ * their help, and the global options.
+ */
+#include "subvol.h"
+#include "cmd.h"
+
+#include <getopt.h>
+#include <libdevmapper.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	bool needs_dm;		/* refuses at once without device-mapper */
+	const char *help;
+};
+
+static const struct command commands[] = {
+	{ "pool", cmd_pool, false,
+	  "pool create [--name NAME] DIRECTORY\n"
+	  "pool import DIRECTORY\n"
+	  "pool status [--json] [--bytes] POOL\n"
+	  "pool list [--json] [--bytes] [--noheadings]\n"
+	  "\n"
+	  "  create   make DIRECTORY (on a host XFS with reflink) a pool and\n"
+	  "           register its name (default: the directory's name)\n"
+	  "  import   register an existing pool directory, e.g. after a move\n"
+	  "  status   the pool's volumes, sizes and host space\n"
+	  "  list     the registered pools\n" },
+	{ "create", cmd_create, false,
+	  "create --size SIZE [options] POOL/VOLUME\n"
+	  "\n"
+	  "  -s, --size SIZE             virtual size (K, M, G, T; rounded up to host blocks)\n"
+	  "      --guarantee full|none   back every promise to the filesystem on top\n"
+	  "                              with claimed host space (default full)\n"
+	  "      --no-space error|queue  a write the host has no space for: ENOSPC at\n"
+	  "                              once (default) or held until space appears\n"
+	  "      --no-space-timeout SECS how long queue holds a write (1-3600)\n"
+	  "      --low-water SIZE        a dm event when the space left drops below\n"
+	  "      --ignore-discard        never punch holes for discards\n"
+	  "      --extent-size SIZE      host extent size hint (few extents, fast\n"
+	  "                              clones; needs --guarantee none)\n"
+	  "      --mkfs[=xfs|ext4]       make a filesystem on it (default xfs)\n"
+	  "      --inactive              do not activate it\n" },
+	{ "activate", cmd_activate, true,
+	  "activate POOL/VOLUME...\n"
+	  "\n"
+	  "  Make the device /dev/mapper/subvol-POOL-VOLUME (link\n"
+	  "  /dev/subvol/POOL/VOLUME); snapshots are activated read-only.\n" },
+	{ "deactivate", cmd_deactivate, true,
+	  "deactivate POOL/VOLUME...\n"
+	  "\n"
+	  "  Remove the device; refused while it is open (mounted).\n" },
+	{ "list", cmd_list, false,
+	  "list [--json] [--bytes] [--noheadings] [POOL...]\n"
+	  "\n"
+	  "  The volumes and snapshots of the pools (default: every registered\n"
+	  "  pool): size, space allocated on the host, origin, device.\n" },
+	{ "status", cmd_status, false,
+	  "status [--json] [--bytes] POOL/VOLUME\n"
+	  "\n"
+	  "  A volume's sizes and space as the target reports them (virtual size,\n"
+	  "  backed, shared, promised, copy-on-write reserve, host free).\n" },
+	{ "snapshot", cmd_snapshot, false,
+	  "snapshot [--writable] [--activate] POOL/VOLUME NAME\n"
+	  "\n"
+	  "  A snapshot NAME of VOLUME, read-only unless --writable.  An active\n"
+	  "  volume is suspended (its filesystem frozen) for the reflink clone\n"
+	  "  alone; the copy-on-write reserve is claimed first, or the snapshot\n"
+	  "  is refused with nothing changed.  A writable snapshot of an XFS\n"
+	  "  gets a new filesystem UUID.\n" },
+	{ "clone", cmd_clone, false,
+	  "clone [--activate] POOL/SNAPSHOT NAME\n"
+	  "\n"
+	  "  A writable volume NAME from a snapshot, with a new XFS UUID.\n" },
+	{ "rollback", cmd_rollback, false,
+	  "rollback [--force] POOL/VOLUME SNAPSHOT\n"
+	  "\n"
+	  "  Replace an inactive VOLUME's content (and size) with SNAPSHOT's, in\n"
+	  "  one step; --force allows a snapshot of another volume.\n" },
+	{ "resize", cmd_resize, false,
+	  "resize --size [+]SIZE [--yes] POOL/VOLUME\n"
+	  "\n"
+	  "  Grow a volume, active or not (then run xfs_growfs in the guest).\n"
+	  "  Shrinking needs the volume inactive and --yes or a terminal's\n"
+	  "  confirmation: data past the new end is lost.\n" },
+	{ "remove", cmd_remove, false,
+	  "remove POOL/VOLUME...\n"
+	  "\n"
+	  "  Delete volumes or snapshots; refused while active.  Snapshots and\n"
+	  "  clones do not depend on their origin.\n" },
+	{ "udev-name", cmd_udev_name, false, NULL },
+};
+
+#define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static const struct command *find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < NR_COMMANDS; i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
+static void usage(FILE *out)
+{
+	size_t i;
+	const char *nl;
+
+	fprintf(out, "Usage: %s [--verbose] COMMAND [ARGS...]\n\n"
+		"Volumes and snapshots of the dm-subvol target, kept as image files in\n"
+		"a pool directory on a host XFS with reflink.\n\nCommands:\n", progname);
+	for (i = 0; i < NR_COMMANDS; i++) {
+		if (!commands[i].help)
+			continue;
+		nl = strchr(commands[i].help, '\n');
+		fprintf(out, "  %.*s\n", (int)(nl - commands[i].help), commands[i].help);
+		if (!strcmp(commands[i].name, "pool"))
+			fprintf(out, "  pool import|status|list ...\n");
+	}
+	fprintf(out, "\nOptions:\n"
+		"  -v, --verbose   say what is done (tables, libdevmapper, child programs)\n"
+		"  -V, --version   print the version\n"
+		"  -h, --help      this help; COMMAND --help for a command's\n"
+		"\nSizes take K, M, G, T, P (powers of 1024) or s (512-byte sectors).\n"
+		"Exit status: 0 done, 1 refused or failed, 2 usage error.\n"
+		"See subvol(8).\n");
+}
+
+int command_help(const char *cmd)
+{
+	const struct command *c = find(cmd);
+	const char *p, *nl;
+	bool first = true;
+
+	if (!c || !c->help)
+		return 0;
+	/* Synopsis lines get the program's name; the rest as it is. */
+	for (p = c->help; *p; p = nl + 1) {
+		nl = strchr(p, '\n');
+		if (nl == p)
+			break;
+		printf("%s %s %.*s\n", first ? "Usage:" : "      ", progname, (int)(nl - p), p);
+		first = false;
+	}
+	fputs(p, stdout);
+	return 0;
+}
+
+int usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (fmt) {
+		fprintf(stderr, "%s %s: ", progname, cmd);
+		va_start(ap, fmt);
+		vfprintf(stderr, fmt, ap);
+		va_end(ap);
+		fputc('\n', stderr);
+	}
+	fprintf(stderr, "Try '%s %s --help'.\n", progname, cmd);
+	return EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const struct command *cmd;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "+vVh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'v':
+			verbose = true;
+			break;
+		case 'V':
+			printf("subvol %s (target interface %d.%d.%d)\n", SUBVOL_TOOL_VERSION,
+			       DM_SUBVOL_VERSION_MAJOR, DM_SUBVOL_VERSION_MINOR,
+			       DM_SUBVOL_VERSION_PATCH);
+			return 0;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			fprintf(stderr, "Try '%s --help'.\n", progname);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		errmsg("no command given");
+		fprintf(stderr, "Try '%s --help'.\n", progname);
+		return EXIT_USAGE;
+	}
+	cmd = find(argv[optind]);
+	if (!cmd) {
+		errmsg("unknown command \"%s\"", argv[optind]);
+		fprintf(stderr, "Try '%s --help'.\n", progname);
+		return EXIT_USAGE;
+	}
+	dm_setup_logging();
+	if (cmd->needs_dm && !dm_available()) {
+		errmsg("%s: device-mapper is not available here (modprobe dm_mod; and dm_subvol)",
+		       cmd->name);
+		return EXIT_REFUSED;
+	}
+	argc -= optind;
+	argv += optind;
+	optind = 1;	/* the command parses its own options */
+	return cmd->fn(argc, argv);
+}

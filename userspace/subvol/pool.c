@@ -1,0 +1,408 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Pools: a directory on a host XFS with reflink, its metadata, the
+ * registry of pool names, and the lock that serialises changes to a pool
+ * (flock on the directory, taken by every command that changes it).
+ */
+#include "subvol.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/fs.h>
+#include <linux/magic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/xattr.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char *config_dir(void)
+{
+	const char *d = getenv("SUBVOL_CONFIG_DIR");
+
+	return d && *d ? d : "/etc/subvol";
+}
+
+static void registry_path(char *out, size_t len, const char *name)
+{
+	snprintf(out, len, "%s/pools%s%s", config_dir(), name ? "/" : "",
+		 name ? name : "");
+}
+
+static const char *fs_name(long type)
+{
+	switch (type) {
+	case EXT4_SUPER_MAGIC:
+		return "ext2/3/4";
+	case BTRFS_SUPER_MAGIC:
+		return "btrfs";
+	case TMPFS_MAGIC:
+		return "tmpfs";
+	case 0x6969:
+		return "nfs";
+	default:
+		return "not XFS";
+	}
+}
+
+/*
+ * The host must be XFS with reflink: clone a written block from one
+ * unnamed file to another.  Returns 0 or -1 after saying why.
+ */
+static int check_host(const char *path, int dirfd)
+{
+	char block[4096] = { 1 };
+	struct statfs sfs;
+	int a = -1, b = -1, r = -1;
+	const char *p;
+
+	for (p = path; *p; p++) {
+		if (*p == ' ' || *p == '\t' || *p == '\n') {
+			errmsg("pool %s: the path holds whitespace, which no device-mapper table can carry",
+			       path);
+			return -1;
+		}
+	}
+	if (fstatfs(dirfd, &sfs)) {
+		errmsg("pool %s: cannot stat the filesystem: %s", path, strerror(errno));
+		return -1;
+	}
+	if (sfs.f_type != XFS_SUPER_MAGIC) {
+		errmsg("pool %s: the host filesystem is %s (0x%lx), not XFS",
+		       path, fs_name(sfs.f_type), (long)sfs.f_type);
+		return -1;
+	}
+	a = openat(dirfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	b = openat(dirfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (a < 0 || b < 0) {
+		errmsg("pool %s: cannot make a file there: %s", path, strerror(errno));
+		goto out;
+	}
+	if (pwrite(a, block, sizeof(block), 0) != (ssize_t)sizeof(block)) {
+		errmsg("pool %s: cannot write a test block: %s", path, strerror(errno));
+		goto out;
+	}
+	if (ioctl(b, FICLONE, a)) {
+		if (errno == EOPNOTSUPP || errno == EINVAL || errno == ENOTTY)
+			errmsg("pool %s: the host XFS has no reflink support (make it with mkfs.xfs -m reflink=1)",
+			       path);
+		else
+			errmsg("pool %s: cannot reflink a test block: %s", path,
+			       strerror(errno));
+		goto out;
+	}
+	r = 0;
+out:
+	if (a >= 0)
+		close(a);
+	if (b >= 0)
+		close(b);
+	return r;
+}
+
+/* Register name -> path; fine if it is already registered to path. */
+static int registry_add(const char *name, const char *path)
+{
+	char link[PATH_MAX], target[PATH_MAX];
+	ssize_t n;
+
+	registry_path(link, sizeof(link), NULL);
+	if (mkdir(config_dir(), 0755) && errno != EEXIST) {
+		errmsg("pool %s: cannot make %s: %s", name, config_dir(), strerror(errno));
+		return -1;
+	}
+	if (mkdir(link, 0755) && errno != EEXIST) {
+		errmsg("pool %s: cannot make %s: %s", name, link, strerror(errno));
+		return -1;
+	}
+	registry_path(link, sizeof(link), name);
+	if (!symlink(path, link))
+		return 0;
+	if (errno == EEXIST) {
+		n = readlink(link, target, sizeof(target) - 1);
+		if (n >= 0) {
+			target[n] = '\0';
+			if (!strcmp(target, path))
+				return 0;
+			errmsg("pool %s: the name is already registered for %s", name, target);
+			return -1;
+		}
+	}
+	errmsg("pool %s: cannot register it in %s: %s", name, link, strerror(errno));
+	return -1;
+}
+
+int pool_create(const char *path, const char *name)
+{
+	char real[PATH_MAX], link[PATH_MAX];
+	struct pool_meta m = { 0 };
+	struct stat st;
+	char err[256];
+	bool made = false;
+	int fd, r = -1;
+
+	if (mkdir(path, 0700) == 0)
+		made = true;
+	else if (errno != EEXIST) {
+		errmsg("pool %s: cannot make the directory: %s", path, strerror(errno));
+		return -1;
+	}
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st)) {
+		errmsg("pool %s: cannot open the directory: %s", path, strerror(errno));
+		goto out;
+	}
+	if (!realpath(path, real)) {
+		errmsg("pool %s: %s", path, strerror(errno));
+		goto out;
+	}
+	if (!pool_meta_read(fd, &m, err, sizeof(err))) {
+		errmsg("pool %s: already a pool, named %s (subvol pool import registers it)",
+		       real, m.name);
+		goto out;
+	}
+	if (!name) {
+		name = strrchr(real, '/') + 1;
+		if (!valid_name(name)) {
+			errmsg("pool %s: \"%s\" cannot be a pool name; give one with --name",
+			       real, name);
+			goto out;
+		}
+	} else if (!valid_name(name)) {
+		errmsg("pool %s: \"%s\" is not a valid name (letters, digits, +_.-; at most %d)",
+		       real, name, SUBVOL_NAME_MAX);
+		goto out;
+	}
+	registry_path(link, sizeof(link), name);
+	if (!lstat(link, &st)) {
+		errmsg("pool %s: the name is already registered (%s)", name, link);
+		goto out;
+	}
+	if (check_host(real, fd))
+		goto out;
+
+	memset(&m, 0, sizeof(m));
+	strcpy(m.name, name);
+	new_id(m.id);
+	m.created = time(NULL);
+	if (pool_meta_write(fd, &m)) {
+		errmsg("pool %s: cannot write %s: %s", real, SUBVOL_POOL_XATTR,
+		       strerror(errno));
+		goto out;
+	}
+	if (fsync(fd)) {
+		errmsg("pool %s: cannot make it durable: %s", real, strerror(errno));
+		fremovexattr(fd, SUBVOL_POOL_XATTR);
+		goto out;
+	}
+	if (registry_add(name, real)) {
+		fremovexattr(fd, SUBVOL_POOL_XATTR);
+		goto out;
+	}
+	printf("Pool %s created at %s\n", name, real);
+	r = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	if (r && made)
+		rmdir(path);
+	return r;
+}
+
+int pool_import(const char *path)
+{
+	struct pool pool;
+	int r;
+
+	if (pool_open(path, &pool, false))
+		return -1;
+	r = check_host(pool.path, pool.dirfd);
+	if (!r)
+		r = registry_add(pool.meta.name, pool.path);
+	if (!r)
+		printf("Pool %s at %s registered\n", pool.meta.name, pool.path);
+	pool_close(&pool);
+	return r;
+}
+
+/*
+ * A spec is a path if it has a slash or is "." or ".."; otherwise a
+ * registered name, or else a directory here.
+ */
+static bool spec_is_path(const char *spec, const char *link)
+{
+	struct stat st;
+
+	if (strchr(spec, '/') || !strcmp(spec, ".") || !strcmp(spec, ".."))
+		return true;
+	return lstat(link, &st) != 0;
+}
+
+int pool_open(const char *spec, struct pool *pool, bool lock)
+{
+	char link[PATH_MAX], err[256];
+	const char *path = spec;
+	bool by_name = false;
+
+	memset(pool, 0, sizeof(*pool));
+	pool->dirfd = -1;
+	if (valid_name(spec))
+		registry_path(link, sizeof(link), spec);
+	else
+		link[0] = '\0';
+	if (!spec_is_path(spec, link)) {
+		if (!realpath(link, pool->path)) {
+			errmsg("pool %s: its directory %s is gone: %s", spec, link,
+			       strerror(errno));
+			return -1;
+		}
+		by_name = true;
+		path = pool->path;
+	} else if (!realpath(spec, pool->path)) {
+		if (errno == ENOENT && !strchr(spec, '/'))
+			errmsg("pool %s: no such pool (not registered in %s/pools, no such directory)",
+			       spec, config_dir());
+		else
+			errmsg("pool %s: %s", spec, strerror(errno));
+		return -1;
+	}
+	pool->dirfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (pool->dirfd < 0) {
+		errmsg("pool %s: cannot open %s: %s", spec, path, strerror(errno));
+		return -1;
+	}
+	if (pool_meta_read(pool->dirfd, &pool->meta, err, sizeof(err))) {
+		errmsg("pool %s: %s is not a pool (%s)", spec, pool->path, err);
+		goto fail;
+	}
+	if (by_name && strcmp(pool->meta.name, spec)) {
+		errmsg("pool %s: registered at %s, which holds pool %s", spec,
+		       pool->path, pool->meta.name);
+		goto fail;
+	}
+	if (lock) {
+		if (flock(pool->dirfd, LOCK_EX | LOCK_NB)) {
+			trace("pool %s: waiting for another subvol command", pool->meta.name);
+			if (flock(pool->dirfd, LOCK_EX)) {
+				errmsg("pool %s: cannot lock it: %s", pool->meta.name,
+				       strerror(errno));
+				goto fail;
+			}
+		}
+		pool->locked = true;
+	}
+	return 0;
+fail:
+	close(pool->dirfd);
+	pool->dirfd = -1;
+	return -1;
+}
+
+void pool_close(struct pool *pool)
+{
+	if (pool->dirfd >= 0)
+		close(pool->dirfd);	/* drops the lock */
+	pool->dirfd = -1;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void free_names(char **names)
+{
+	char **p;
+
+	if (!names)
+		return;
+	for (p = names; *p; p++)
+		free(*p);
+	free(names);
+}
+
+/* Entries of dir whose names pass keep(), sorted; NULL on no memory. */
+static char **list_dir(DIR *dir, bool (*keep)(const char *name, char *out))
+{
+	char **names = NULL, **grown, stem[NAME_MAX + 1];
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+
+	names = calloc(1, sizeof(*names));
+	if (!names)
+		return NULL;
+	while (dir && (de = readdir(dir))) {
+		if (!keep(de->d_name, stem))
+			continue;
+		if (n + 2 > cap) {
+			cap = cap ? 2 * cap : 16;
+			grown = realloc(names, cap * sizeof(*names));
+			if (!grown)
+				goto nomem;
+			names = grown;
+		}
+		names[n] = strdup(stem);
+		if (!names[n])
+			goto nomem;
+		names[++n] = NULL;
+	}
+	qsort(names, n, sizeof(*names), cmp_names);
+	return names;
+nomem:
+	free_names(names);
+	return NULL;
+}
+
+static bool keep_pool(const char *name, char *out)
+{
+	if (!valid_name(name))
+		return false;
+	strcpy(out, name);
+	return true;
+}
+
+char **pool_registered(void)
+{
+	char path[PATH_MAX];
+	char **names;
+	DIR *dir;
+
+	registry_path(path, sizeof(path), NULL);
+	dir = opendir(path);
+	names = list_dir(dir, keep_pool);
+	if (dir)
+		closedir(dir);
+	return names;
+}
+
+static bool keep_image(const char *name, char *out)
+{
+	size_t n = strlen(name), s = strlen(SUBVOL_IMAGE_SUFFIX);
+
+	if (n <= s || strcmp(name + n - s, SUBVOL_IMAGE_SUFFIX) || n - s > SUBVOL_NAME_MAX)
+		return false;
+	memcpy(out, name, n - s);
+	out[n - s] = '\0';
+	return valid_name(out);
+}
+
+char **pool_volumes(struct pool *pool)
+{
+	char **names;
+	DIR *dir;
+	int fd;
+
+	fd = openat(pool->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dir = fd >= 0 ? fdopendir(fd) : NULL;
+	names = list_dir(dir, keep_image);
+	if (dir)
+		closedir(dir);
+	return names;
+}

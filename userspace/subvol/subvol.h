@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The subvol tool: volumes and snapshots of the dm-subvol target, kept as
+ * image files in a pool directory on a host XFS.
+ *
+ * A pool is a directory with the xattr user.subvol.pool; its name is
+ * registered in $SUBVOL_CONFIG_DIR/pools/ (default /etc/subvol) as a
+ * symlink to the directory.  A volume is <name>.img in the pool with its
+ * metadata in the xattr user.subvol.volume, so that a copy keeping
+ * xattrs (cp -a, rsync -X, tar --xattrs) keeps it too.
+ */
+#ifndef SUBVOL_H
+#define SUBVOL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <linux/dm-ioctl.h>	/* DM_NAME_LEN, DM_UUID_LEN */
+
+#include "subvol-status.h"
+
+#define SUBVOL_TOOL_VERSION	"1.0.0"
+
+/* Device-mapper UUIDs: SUBVOL-<pool uuid>-<volume uuid>, hex digits. */
+#define SUBVOL_UUID_PREFIX	"SUBVOL-"
+#define SUBVOL_NAME_PREFIX	"subvol-"
+#define SUBVOL_NAME_MAX		64
+#define SUBVOL_ID_LEN		32	/* hex digits of a 128-bit id */
+
+#define SUBVOL_POOL_XATTR	"user.subvol.pool"
+#define SUBVOL_VOLUME_XATTR	"user.subvol.volume"
+/* The target's sharing record (drivers/md/dm-subvol-space.c). */
+#define SUBVOL_RECORD_XATTR	"trusted.dm-subvol.shared"
+#define SUBVOL_IMAGE_SUFFIX	".img"
+
+/* Exit codes: 0 done, 1 refused or failed, 2 usage error. */
+#define EXIT_REFUSED	1
+#define EXIT_USAGE	2
+
+/* util.c */
+extern const char *progname;
+extern bool verbose;
+void errmsg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void trace(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int parse_size(const char *s, uint64_t *bytes);
+void format_size(char *buf, size_t len, uint64_t bytes);
+bool valid_name(const char *name);
+void new_id(char id[SUBVOL_ID_LEN + 1]);
+int confirm(const char *question);
+int run_program(const char *const argv[], bool quiet);
+double now_seconds(void);
+
+/* meta.c: the metadata kept in xattrs, as "key=value" lines. */
+struct pool_meta {
+	char name[SUBVOL_NAME_MAX + 1];
+	char id[SUBVOL_ID_LEN + 1];
+	int64_t created;
+};
+
+enum volume_kind { VOLUME_KIND_VOLUME, VOLUME_KIND_SNAPSHOT };
+
+struct volume_meta {
+	char id[SUBVOL_ID_LEN + 1];
+	enum volume_kind kind;
+	uint64_t size;		/* bytes, whole host blocks */
+	struct subvol_features features;
+	uint32_t extent_size;	/* bytes of the image's extent size hint */
+	char origin_id[SUBVOL_ID_LEN + 1];	/* "" when made from nothing */
+	char origin_name[SUBVOL_NAME_MAX + 1];
+	int64_t created;
+};
+
+int pool_meta_read(int fd, struct pool_meta *m, char *err, size_t errlen);
+int pool_meta_write(int fd, const struct pool_meta *m);
+int volume_meta_read(int fd, struct volume_meta *m, char *err, size_t errlen);
+int volume_meta_write(int fd, const struct volume_meta *m);
+const char *volume_kind_name(enum volume_kind kind);
+
+/* pool.c */
+struct pool {
+	char path[4096];	/* canonical, absolute */
+	struct pool_meta meta;
+	int dirfd;
+	bool locked;
+};
+
+int pool_create(const char *path, const char *name);
+int pool_import(const char *path);
+int pool_open(const char *name_or_path, struct pool *pool, bool lock);
+void pool_close(struct pool *pool);
+/* Names of the registered pools, sorted; NULL-terminated, malloc'ed. */
+char **pool_registered(void);
+void free_names(char **names);
+/* Volume names in a pool, sorted; NULL-terminated, malloc'ed. */
+char **pool_volumes(struct pool *pool);
+
+/* volume.c: "POOL/VOLUME" and what belongs to one volume. */
+struct volume {
+	struct pool *pool;
+	char name[SUBVOL_NAME_MAX + 1];
+	char path[4096 + SUBVOL_NAME_MAX + 8];
+	struct volume_meta meta;
+	bool exists;
+};
+
+int volume_spec(const char *spec, struct pool *pool, struct volume *vol,
+		bool lock, bool must_exist);
+int volume_load(struct pool *pool, const char *name, struct volume *vol,
+		bool must_exist);
+void volume_dm_name(const struct volume *vol, char *out, size_t len);
+void volume_dm_uuid(const struct volume *vol, char *out, size_t len);
+uint64_t volume_allocated(const struct volume *vol);
+
+/* image.c: image files; new ones become visible only when complete. */
+struct new_image {
+	int fd;			/* an O_TMPFILE in the pool directory */
+	struct pool *pool;
+};
+
+int image_tmp_open(struct pool *pool, struct new_image *img);
+int image_set_extent_size(int fd, uint32_t bytes, char *err, size_t errlen);
+uint32_t image_extent_size(int fd);
+int image_clone_from(struct new_image *img, int src_fd);
+int image_publish(struct new_image *img, const char *name, bool replace);
+void image_discard(struct new_image *img);
+int image_forget_sharing(int fd);
+bool image_is_xfs(int fd);
+int image_new_xfs_uuid(struct new_image *img, char *err, size_t errlen);
+
+/* dm.c: libdevmapper, with udev synchronisation as dmsetup does. */
+struct dm_info_lite {
+	bool exists;
+	bool suspended;
+	bool read_only;
+	int open_count;
+	uint32_t major, minor;
+};
+
+void dm_setup_logging(void);
+const char *dm_last_error(void);
+bool dm_available(void);
+int dm_device_info(const char *uuid, char *name, size_t namelen,
+		   struct dm_info_lite *info);
+int dm_device_create(const char *name, const char *uuid, uint64_t sectors,
+		     const char *params, bool read_only);
+int dm_device_reload(const char *name, uint64_t sectors, const char *params,
+		     bool read_only);
+int dm_device_suspend(const char *name);
+int dm_device_resume(const char *name);
+int dm_device_remove(const char *name);
+int dm_device_message(const char *name, const char *msg);
+int dm_device_status(const char *name, char *params, size_t len,
+		     uint64_t *sectors);
+int dm_device_table(const char *name, char *params, size_t len);
+
+/* activation.c */
+int volume_activate(struct volume *vol, char *dev, size_t devlen);
+int volume_deactivate(struct volume *vol, bool quiet_if_inactive);
+/* 1 active (name set), 0 inactive, -1 unknown (said why). */
+int volume_active(const struct volume *vol, char *name, size_t namelen,
+		  struct dm_info_lite *info);
+int volume_table(const struct volume *vol, char *params, size_t len);
+
+/* Commands: argc/argv start at the command's own name. */
+int cmd_pool(int argc, char **argv);
+int cmd_create(int argc, char **argv);
+int cmd_activate(int argc, char **argv);
+int cmd_deactivate(int argc, char **argv);
+int cmd_remove(int argc, char **argv);
+int cmd_resize(int argc, char **argv);
+int cmd_snapshot(int argc, char **argv);
+int cmd_clone(int argc, char **argv);
+int cmd_rollback(int argc, char **argv);
+int cmd_list(int argc, char **argv);
+int cmd_status(int argc, char **argv);
+int cmd_udev_name(int argc, char **argv);
+
+#endif

@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Messages, sizes, names, ids and child programs for the subvol tool.
+ */
+#include "subvol.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+const char *progname = "subvol";
+bool verbose;
+
+/* One line on stderr: "subvol: <what>: <why>". */
+void errmsg(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", progname);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* What the tool does, on stderr with --verbose. */
+void trace(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!verbose)
+		return;
+	fprintf(stderr, "%s: ", progname);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/*
+ * "10G", "512M", "4096", "1.5T": bytes, with binary suffixes K M G T P
+ * (an optional "iB" or "B" after them) or "s" for 512-byte sectors.
+ */
+int parse_size(const char *s, uint64_t *bytes)
+{
+	static const char units[] = "KMGTP";
+	unsigned long long whole;
+	uint64_t frac = 0, frac_div = 1, mult = 1, v;
+	const char *p = s, *u;
+	char *end;
+
+	if (!isdigit((unsigned char)*p))
+		return -1;
+	errno = 0;
+	whole = strtoull(p, &end, 10);
+	if (errno)
+		return -1;
+	p = end;
+	if (*p == '.') {
+		for (p++; isdigit((unsigned char)*p); p++) {
+			if (frac_div >= 1000000000ULL)
+				return -1;
+			frac = frac * 10 + (*p - '0');
+			frac_div *= 10;
+		}
+	}
+	if (*p == 's' && !p[1]) {
+		mult = 512;
+		p++;
+	} else if (*p) {
+		u = strchr(units, toupper((unsigned char)*p));
+		if (!u)
+			return -1;
+		mult = 1ULL << (10 * (u - units + 1));
+		p++;
+		if (!strcmp(p, "iB") || !strcmp(p, "B"))
+			p += strlen(p);
+	}
+	if (*p)
+		return -1;
+	if (whole > UINT64_MAX / mult)
+		return -1;
+	v = whole * mult;
+	if (frac) {
+		if (mult == 1)
+			return -1;	/* no fractions of a byte */
+		if (v + frac * (mult / frac_div) < v)
+			return -1;
+		v += frac * mult / frac_div;
+	}
+	*bytes = v;
+	return 0;
+}
+
+/* Human-readable, binary units, as lsblk prints them: "1.5G", "512M". */
+void format_size(char *buf, size_t len, uint64_t bytes)
+{
+	static const char units[] = "BKMGTPE";
+	double v = bytes;
+	int i = 0;
+
+	while (v >= 1024 && i < 6) {
+		v /= 1024;
+		i++;
+	}
+	if (i == 0)
+		snprintf(buf, len, "%" PRIu64 "B", bytes);
+	else if (v < 10 && v != (uint64_t)v)
+		snprintf(buf, len, "%.1f%c", v, units[i]);
+	else
+		snprintf(buf, len, "%.0f%c", v, units[i]);
+}
+
+/*
+ * Pool and volume names: letters, digits and "+_.-", at most
+ * SUBVOL_NAME_MAX, not starting with "-" or "." (LVM's rule, so that a
+ * name never reads as an option or a hidden file).
+ */
+bool valid_name(const char *name)
+{
+	size_t n = strlen(name), i;
+
+	if (!n || n > SUBVOL_NAME_MAX || name[0] == '-' || name[0] == '.')
+		return false;
+	for (i = 0; i < n; i++)
+		if (!isalnum((unsigned char)name[i]) && !strchr("+_.-", name[i]))
+			return false;
+	return true;
+}
+
+/* A random 128-bit id as 32 hex digits. */
+void new_id(char id[SUBVOL_ID_LEN + 1])
+{
+	unsigned char raw[SUBVOL_ID_LEN / 2];
+	size_t got = 0, i;
+	ssize_t r;
+
+	while (got < sizeof(raw)) {
+		r = getrandom(raw + got, sizeof(raw) - got, 0);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			/* No getrandom: urandom is as good for ids. */
+			int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+
+			if (fd < 0 || read(fd, raw, sizeof(raw)) != (ssize_t)sizeof(raw)) {
+				errmsg("cannot read random bytes for an id: %s",
+				       strerror(errno));
+				exit(EXIT_REFUSED);
+			}
+			close(fd);
+			break;
+		}
+		got += r;
+	}
+	for (i = 0; i < sizeof(raw); i++)
+		sprintf(id + 2 * i, "%02x", raw[i]);
+}
+
+/* Ask on the terminal; non-zero for "y" or "yes". */
+int confirm(const char *question)
+{
+	char answer[16];
+
+	if (!isatty(STDIN_FILENO))
+		return 0;
+	fprintf(stderr, "%s [y/N] ", question);
+	if (!fgets(answer, sizeof(answer), stdin))
+		return 0;
+	return !strcasecmp(answer, "y\n") || !strcasecmp(answer, "yes\n");
+}
+
+/*
+ * Run a program and wait; returns its exit status, or -1 if it could not
+ * run or was killed.  quiet: its stdout and stderr go to /dev/null.
+ */
+int run_program(const char *const argv[], bool quiet)
+{
+	pid_t pid;
+	int status, fd;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		if (quiet) {
+			fd = open("/dev/null", O_WRONLY);
+			if (fd >= 0) {
+				dup2(fd, STDOUT_FILENO);
+				dup2(fd, STDERR_FILENO);
+			}
+		}
+		execvp(argv[0], (char *const *)argv);
+		fprintf(stderr, "%s: cannot run %s: %s\n", progname, argv[0],
+			strerror(errno));
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	if (!WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+double now_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Volumes: "POOL/VOLUME" on the command line, <VOLUME>.img in the pool,
+ * and the device-mapper name and UUID of its device.
+ */
+#include "subvol.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int volume_load(struct pool *pool, const char *name, struct volume *vol,
+		bool must_exist)
+{
+	char err[256];
+	int fd;
+
+	memset(vol, 0, sizeof(*vol));
+	vol->pool = pool;
+	if (!valid_name(name)) {
+		errmsg("volume %s/%s: not a valid name (letters, digits, +_.-; at most %d; no leading - or .)",
+		       pool->meta.name, name, SUBVOL_NAME_MAX);
+		return -1;
+	}
+	strcpy(vol->name, name);
+	snprintf(vol->path, sizeof(vol->path), "%s/%s%s", pool->path, name,
+		 SUBVOL_IMAGE_SUFFIX);
+	fd = openat(pool->dirfd, vol->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0) {
+		if (errno == ENOENT && !must_exist)
+			return 0;
+		if (errno == ENOENT)
+			errmsg("volume %s/%s: no such volume", pool->meta.name, name);
+		else
+			errmsg("volume %s/%s: cannot open %s: %s", pool->meta.name, name,
+			       vol->path, strerror(errno));
+		return -1;
+	}
+	if (volume_meta_read(fd, &vol->meta, err, sizeof(err))) {
+		errmsg("volume %s/%s: %s is not a subvol image (%s)", pool->meta.name,
+		       name, vol->path, err);
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	vol->exists = true;
+	return 0;
+}
+
+int volume_spec(const char *spec, struct pool *pool, struct volume *vol,
+		bool lock, bool must_exist)
+{
+	char pool_spec[4096];
+	const char *slash = strrchr(spec, '/');
+	size_t n;
+
+	if (!slash || slash == spec || !slash[1]) {
+		errmsg("volume %s: give it as POOL/VOLUME", spec);
+		return -1;
+	}
+	n = slash - spec;
+	if (n >= sizeof(pool_spec)) {
+		errmsg("volume %s: the pool's path is too long", spec);
+		return -1;
+	}
+	memcpy(pool_spec, spec, n);
+	pool_spec[n] = '\0';
+	if (pool_open(pool_spec, pool, lock))
+		return -1;
+	if (volume_load(pool, slash + 1, vol, must_exist)) {
+		pool_close(pool);
+		return -1;
+	}
+	return 0;
+}
+
+/* LVM's escaping: a "-" inside a name is doubled, so "-" separates. */
+static size_t escape_dashes(char *out, const char *name)
+{
+	size_t n = 0;
+
+	for (; *name; name++) {
+		out[n++] = *name;
+		if (*name == '-')
+			out[n++] = '-';
+	}
+	out[n] = '\0';
+	return n;
+}
+
+void volume_dm_name(const struct volume *vol, char *out, size_t len)
+{
+	char pool[2 * SUBVOL_NAME_MAX + 1], name[2 * SUBVOL_NAME_MAX + 1];
+
+	escape_dashes(pool, vol->pool->meta.name);
+	escape_dashes(name, vol->name);
+	snprintf(out, len, "%s%s-%s", SUBVOL_NAME_PREFIX, pool, name);
+}
+
+void volume_dm_uuid(const struct volume *vol, char *out, size_t len)
+{
+	snprintf(out, len, "%s%s-%s", SUBVOL_UUID_PREFIX, vol->pool->meta.id,
+		 vol->meta.id);
+}
+
+uint64_t volume_allocated(const struct volume *vol)
+{
+	struct stat st;
+
+	if (stat(vol->path, &st))
+		return 0;
+	return (uint64_t)st.st_blocks * 512;
+}
