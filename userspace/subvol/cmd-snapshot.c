@@ -140,12 +140,15 @@ static int clone_inactive(struct volume *src, int src_fd, struct new_image *img)
 	return 0;
 }
 
-/* Clone src, active or not, into a new unnamed image. */
+/*
+ * Clone src, active or not, into a new unnamed image with the extent size
+ * hint extent_size (the new volume's; XFS takes it only before the clone).
+ */
 static int clone_volume(struct volume *src, struct new_image *img,
-			struct clone_result *res)
+			struct clone_result *res, uint32_t extent_size)
 {
 	const char *pn = src->pool->meta.name;
-	char name[DM_NAME_LEN];
+	char name[DM_NAME_LEN], err[256];
 	struct dm_info_lite info;
 	int src_fd, active, r = -1;
 
@@ -159,6 +162,11 @@ static int clone_volume(struct volume *src, struct new_image *img,
 	if (image_tmp_open(src->pool, img)) {
 		errmsg("volume %s/%s: cannot make a file in %s: %s", pn, src->name,
 		       src->pool->path, strerror(errno));
+		goto out;
+	}
+	if (extent_size && image_set_extent_size(img->fd, extent_size, err, sizeof(err))) {
+		errmsg("volume %s/%s: %s", pn, src->name, err);
+		image_discard(img);
 		goto out;
 	}
 	active = volume_active(src, name, sizeof(name), &info);
@@ -305,7 +313,7 @@ int cmd_snapshot(int argc, char **argv)
 	if (target_name("snapshot", &src, argv[optind + 1], &dst))
 		goto out;
 	derived_meta(&src, writable ? VOLUME_KIND_VOLUME : VOLUME_KIND_SNAPSHOT, &dst.meta);
-	if (clone_volume(&src, &img, &res))
+	if (clone_volume(&src, &img, &res, dst.meta.extent_size))
 		goto out;
 	if (writable)
 		fresh_uuid(&dst, &img);
@@ -352,7 +360,7 @@ int cmd_clone(int argc, char **argv)
 	if (target_name("clone", &src, argv[optind + 1], &dst))
 		goto out;
 	derived_meta(&src, VOLUME_KIND_VOLUME, &dst.meta);
-	if (clone_volume(&src, &img, &res))
+	if (clone_volume(&src, &img, &res, dst.meta.extent_size))
 		goto out;
 	fresh_uuid(&dst, &img);
 	if (finish(&dst, &img, false, activate))
@@ -411,7 +419,7 @@ int cmd_rollback(int argc, char **argv)
 		       pool.meta.name, vol.name);
 		goto out;
 	}
-	if (clone_volume(&snap, &img, &res))
+	if (clone_volume(&snap, &img, &res, vol.meta.extent_size))
 		goto out;
 	/* The volume stays itself (id, policies); its content and size go back. */
 	vol.meta.size = snap.meta.size;

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <linux/fs.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
@@ -124,21 +125,79 @@ bool image_is_xfs(int fd)
 }
 
 /*
- * A new filesystem UUID for the XFS in a (not yet visible) clone, so that
- * it mounts beside its origin.  xfs_admin needs a clean log; a snapshot
- * of a frozen filesystem has one.
+ * Replay the log of the XFS in the image: a loop device, a mount (nouuid:
+ * its origin may be mounted) and an unmount, which leaves the log clean.
+ * A snapshot of a frozen XFS has a covered log that XFS tools call dirty.
  */
+static int replay_xfs_log(const char *path)
+{
+	const char *setup[] = { "losetup", "--find", "--show", path, NULL };
+	char loop[64], dir[] = "/tmp/subvol-uuid.XXXXXX";
+	const char *mnt[] = { "mount", "-t", "xfs", "-o", "nouuid", loop, dir, NULL };
+	const char *umnt[] = { "umount", dir, NULL };
+	const char *detach[] = { "losetup", "-d", loop, NULL };
+	int r = -1;
+
+	if (program_output(setup, loop, sizeof(loop)) || strncmp(loop, "/dev/", 5))
+		return -1;
+	if (mkdtemp(dir)) {
+		if (run_program(mnt, !verbose) == 0)
+			r = run_program(umnt, !verbose) ? -1 : 0;
+		rmdir(dir);
+	}
+	run_program(detach, !verbose);
+	return r;
+}
+
+/*
+ * A new filesystem UUID for the XFS in a (not yet visible) clone, so that
+ * it mounts beside its origin.  xfs_admin needs a clean log: the log is
+ * replayed first if it is not.
+ */
+/* sb_uuid: 16 bytes at offset 32 of the primary superblock. */
+static int xfs_uuid(int fd, unsigned char uuid[16])
+{
+	return pread(fd, uuid, 16, 32) == 16 ? 0 : -1;
+}
+
+/*
+ * xfs_admin says why it refused but exits 0 in some of those cases (a log
+ * to replay), so success is a changed UUID in the superblock.
+ */
+static int change_uuid(const char *path, int fd)
+{
+	const char *argv[] = { "xfs_admin", "-U", "generate", path, NULL };
+	unsigned char before[16], after[16];
+	int r;
+
+	if (xfs_uuid(fd, before))
+		return -1;
+	r = run_program(argv, !verbose);
+	if (r < 0 || r == 127)
+		return -2;
+	if (xfs_uuid(fd, after))
+		return -1;
+	return memcmp(before, after, 16) ? 0 : -1;
+}
+
 int image_new_xfs_uuid(struct new_image *img, char *err, size_t errlen)
 {
 	char path[64];
-	const char *argv[] = { "xfs_admin", "-U", "generate", path, NULL };
 	int r;
 
 	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)getpid(), img->fd);
-	r = run_program(argv, !verbose);
+	r = change_uuid(path, img->fd);
+	if (r == -1) {
+		trace("xfs_admin refused (a log to replay?): replaying it through a loop device");
+		if (replay_xfs_log(path)) {
+			snprintf(err, errlen, "its log could not be replayed through a loop device");
+			return -1;
+		}
+		r = change_uuid(path, img->fd);
+	}
 	if (r) {
-		snprintf(err, errlen, r < 0 || r == 127 ? "xfs_admin could not run" :
-			 "xfs_admin -U generate failed (a dirty log?)");
+		snprintf(err, errlen, r == -2 ? "xfs_admin could not run" :
+			 "xfs_admin -U generate failed");
 		return -1;
 	}
 	return 0;

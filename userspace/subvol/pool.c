@@ -107,10 +107,32 @@ out:
 	return r;
 }
 
-/* Register name -> path; fine if it is already registered to path. */
+/*
+ * A registry entry is stale when its directory is gone or holds no pool
+ * of that name (the pool was moved or renamed): import may replace it.
+ */
+static bool registry_stale(const char *link, const char *name)
+{
+	struct pool_meta m;
+	char err[256];
+	bool stale;
+	int fd;
+
+	fd = open(link, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT || errno == ENOTDIR;
+	stale = pool_meta_read(fd, &m, err, sizeof(err)) || strcmp(m.name, name);
+	close(fd);
+	return stale;
+}
+
+/*
+ * Register name -> path; fine if it is already registered to path, and
+ * a stale entry is replaced (in one step, by rename).
+ */
 static int registry_add(const char *name, const char *path)
 {
-	char link[PATH_MAX], target[PATH_MAX];
+	char link[PATH_MAX], target[PATH_MAX], tmp[PATH_MAX];
 	ssize_t n;
 
 	registry_path(link, sizeof(link), NULL);
@@ -131,6 +153,20 @@ static int registry_add(const char *name, const char *path)
 			target[n] = '\0';
 			if (!strcmp(target, path))
 				return 0;
+			if (registry_stale(link, name)) {
+				snprintf(tmp, sizeof(tmp), "%s/pools/.%s.new-%d", config_dir(),
+					 name, (int)getpid());
+				unlink(tmp);
+				if (!symlink(path, tmp) && !rename(tmp, link)) {
+					trace("pool %s: replaced the stale registration for %s",
+					      name, target);
+					return 0;
+				}
+				unlink(tmp);
+				errmsg("pool %s: cannot replace the stale registration for %s: %s",
+				       name, target, strerror(errno));
+				return -1;
+			}
 			errmsg("pool %s: the name is already registered for %s", name, target);
 			return -1;
 		}

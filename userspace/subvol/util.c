@@ -213,6 +213,53 @@ int run_program(const char *const argv[], bool quiet)
 	return WEXITSTATUS(status);
 }
 
+/*
+ * Run a program and read the first line of its standard output into out
+ * (its stderr goes to /dev/null unless verbose).  Returns its exit
+ * status, or -1.
+ */
+int program_output(const char *const argv[], char *out, size_t len)
+{
+	int pipefd[2], status, fd;
+	ssize_t n, got = 0;
+	pid_t pid;
+
+	out[0] = '\0';
+	fflush(NULL);
+	if (pipe2(pipefd, O_CLOEXEC))
+		return -1;
+	pid = fork();
+	if (pid < 0) {
+		close(pipefd[0]);
+		close(pipefd[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		dup2(pipefd[1], STDOUT_FILENO);
+		fd = open("/dev/null", O_WRONLY);
+		if (fd >= 0 && !verbose)
+			dup2(fd, STDERR_FILENO);
+		execvp(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	close(pipefd[1]);
+	while (got + 1 < (ssize_t)len &&
+	       (n = read(pipefd[0], out + got, len - 1 - got)) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			break;
+		got += n;
+	}
+	out[got] = '\0';
+	out[strcspn(out, "\n")] = '\0';
+	close(pipefd[0]);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
 double now_seconds(void)
 {
 	struct timespec ts;
