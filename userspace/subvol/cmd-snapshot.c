@@ -24,8 +24,10 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <libdevmapper.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -213,6 +215,29 @@ static void fresh_uuid(struct volume *vol, struct new_image *img)
 		trace("volume %s/%s: new XFS UUID", vol->pool->meta.name, vol->name);
 }
 
+/*
+ * Whether POOL of POOL/NAME in arg (slash at its last "/") is pool: its
+ * name, or a path to its directory.  Says why not.
+ */
+static bool in_pool(const char *cmd, const struct pool *pool, const char *arg,
+		    const char *slash)
+{
+	char spec[PATH_MAX], real[PATH_MAX];
+	size_t n = slash - arg;
+
+	if (n == strlen(pool->meta.name) && !strncmp(arg, pool->meta.name, n))
+		return true;
+	if (n < sizeof(spec)) {
+		memcpy(spec, arg, n);
+		spec[n] = '\0';
+		if (realpath(n ? spec : "/", real) && !strcmp(real, pool->path))
+			return true;
+	}
+	errmsg("%s: %s is not in pool %s: a snapshot lives in its origin's pool", cmd, arg,
+	       pool->meta.name);
+	return false;
+}
+
 /* Parse NAME or POOL/NAME for a new volume in the pool of src. */
 static int target_name(const char *cmd, struct volume *src, const char *arg,
 		       struct volume *dst)
@@ -220,12 +245,8 @@ static int target_name(const char *cmd, struct volume *src, const char *arg,
 	const char *slash = strrchr(arg, '/');
 	const char *name = slash ? slash + 1 : arg;
 
-	if (slash && ((size_t)(slash - arg) != strlen(src->pool->meta.name) ||
-		      strncmp(arg, src->pool->meta.name, slash - arg))) {
-		errmsg("%s: %s is not in pool %s: a snapshot lives in its origin's pool",
-		       cmd, arg, src->pool->meta.name);
+	if (slash && !in_pool(cmd, src->pool, arg, slash))
 		return -1;
-	}
 	if (volume_load(src->pool, name, dst, false))
 		return -1;
 	if (dst->exists) {
@@ -380,6 +401,7 @@ int cmd_rollback(int argc, char **argv)
 	char name[DM_NAME_LEN];
 	struct clone_result res;
 	struct volume vol, snap;
+	const char *slash;
 	bool force = false;
 	struct pool pool;
 	int r;
@@ -405,8 +427,10 @@ int cmd_rollback(int argc, char **argv)
 		errmsg("volume %s/%s: a snapshot cannot be rolled back", pool.meta.name, vol.name);
 		goto out;
 	}
-	if (volume_load(&pool, strrchr(argv[optind + 1], '/') ?
-			strrchr(argv[optind + 1], '/') + 1 : argv[optind + 1], &snap, true))
+	slash = strrchr(argv[optind + 1], '/');
+	if (slash && !in_pool("rollback", &pool, argv[optind + 1], slash))
+		goto out;
+	if (volume_load(&pool, slash ? slash + 1 : argv[optind + 1], &snap, true))
 		goto out;
 	if (snap.meta.kind != VOLUME_KIND_SNAPSHOT) {
 		errmsg("volume %s/%s: not a snapshot", pool.meta.name, snap.name);
