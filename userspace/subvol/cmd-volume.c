@@ -99,7 +99,7 @@ static int check_policies(const char *cmd, const struct volume_meta *m,
 
 static int make_fs(struct volume *vol, const char *type, const char *dev)
 {
-	char prog[32];
+	char prog[32], why[256];
 	const char *argv[] = { prog, "-q", dev, NULL };
 	int r;
 
@@ -112,10 +112,10 @@ static int make_fs(struct volume *vol, const char *type, const char *dev)
 	if (!strcmp(type, "ext4"))
 		argv[1] = "-F";
 	trace("volume %s/%s: %s %s", vol->pool->meta.name, vol->name, prog, dev);
-	r = run_program(argv, !verbose);
+	r = program_capture(argv, true, why, sizeof(why));
 	if (r) {
-		errmsg("volume %s/%s: %s %s failed (exit %d)", vol->pool->meta.name,
-		       vol->name, prog, dev, r);
+		errmsg("volume %s/%s: %s failed: %s", vol->pool->meta.name, vol->name, prog,
+		       why[0] ? why : r == 127 ? "cannot run it" : "no reason given");
 		return -1;
 	}
 	return 0;

@@ -138,7 +138,7 @@ static int replay_xfs_log(const char *path)
 	const char *detach[] = { "losetup", "-d", loop, NULL };
 	int r = -1;
 
-	if (program_output(setup, loop, sizeof(loop)) || strncmp(loop, "/dev/", 5))
+	if (program_capture(setup, false, loop, sizeof(loop)) || strncmp(loop, "/dev/", 5))
 		return -1;
 	if (mkdtemp(dir)) {
 		if (run_program(mnt, !verbose) == 0)

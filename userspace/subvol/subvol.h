@@ -50,7 +50,7 @@ bool valid_name(const char *name);
 void new_id(char id[SUBVOL_ID_LEN + 1]);
 int confirm(const char *question);
 int run_program(const char *const argv[], bool quiet);
-int program_output(const char *const argv[], char *out, size_t len);
+int program_capture(const char *const argv[], bool errors, char *out, size_t len);
 double now_seconds(void);
 
 /* meta.c: the metadata kept in xattrs, as "key=value" lines. */

@@ -214,11 +214,11 @@ int run_program(const char *const argv[], bool quiet)
 }
 
 /*
- * Run a program and read the first line of its standard output into out
- * (its stderr goes to /dev/null unless verbose).  Returns its exit
- * status, or -1.
+ * Run a program and read the first line of its standard output (or, with
+ * errors, of its standard error) into out; the other one goes to
+ * /dev/null unless verbose.  Returns its exit status, or -1.
  */
-int program_output(const char *const argv[], char *out, size_t len)
+int program_capture(const char *const argv[], bool errors, char *out, size_t len)
 {
 	int pipefd[2], status, fd;
 	ssize_t n, got = 0;
@@ -235,10 +235,10 @@ int program_output(const char *const argv[], char *out, size_t len)
 		return -1;
 	}
 	if (pid == 0) {
-		dup2(pipefd[1], STDOUT_FILENO);
+		dup2(pipefd[1], errors ? STDERR_FILENO : STDOUT_FILENO);
 		fd = open("/dev/null", O_WRONLY);
 		if (fd >= 0 && !verbose)
-			dup2(fd, STDERR_FILENO);
+			dup2(fd, errors ? STDOUT_FILENO : STDERR_FILENO);
 		execvp(argv[0], (char *const *)argv);
 		_exit(127);
 	}
