@@ -413,7 +413,9 @@ check_eq "pool list: exit 0, nothing on stderr" "0 " "$? $(cat "$work/err")"
 check_eq "pool list: the pools and their paths" "main $M
 mover $X/moved
 other $X/other-dir" "$(tail -n +2 <<<"$out" | awk '{ print $1, $2 }')" || show "$out"
-check_eq "pool list: main's volumes" "$nimg" "$(awk '$1 == "main" { print $3 }' <<<"$out")"
+nsnap=$(sv list --noheadings main | awk '$3 == "snapshot"' | wc -l)
+check_eq "pool list: main's volumes and snapshots" "$((nimg - nsnap)) $nsnap" \
+	"$(awk '$1 == "main" { print $3, $4 }' <<<"$out")"
 out=$(sv pool list --json 2>/dev/null)
 check_json "pool list --json is JSON" "$out"
 [[ -n $json_tool ]] && check_eq "pool list --json: main's path" "$M" "$(json_row pools main path <<<"$out")"

@@ -290,17 +290,19 @@ static int pool_list(const struct report_opts *o)
 {
 	static const struct field cols[] = {
 		{ "name", FIELD_STRING }, { "path", FIELD_STRING },
-		{ "volumes", FIELD_NUMBER }, { "host_free", FIELD_SIZE },
+		{ "volumes", FIELD_NUMBER }, { "snapshots", FIELD_NUMBER },
+		{ "host_free", FIELD_SIZE },
 	};
-	struct field row[4];
+	struct field row[5];
+	struct volume vol;
 	struct statvfs sv;
 	struct report *rep;
 	struct pool pool;
 	char **names, **p, **vols, **v;
-	uint64_t nvol;
+	uint64_t nvol, nsnap;
 	int r = 0;
 
-	rep = report_new("pools", o, cols, 4);
+	rep = report_new("pools", o, cols, 5);
 	if (!rep)
 		return EXIT_REFUSED;
 	names = pool_registered();
@@ -310,14 +312,21 @@ static int pool_list(const struct report_opts *o)
 			continue;
 		}
 		vols = pool_volumes(&pool);
-		for (nvol = 0, v = vols; v && *v; v++)
-			nvol++;
+		for (nvol = nsnap = 0, v = vols; v && *v; v++) {
+			if (volume_load(&pool, *v, &vol, true))
+				continue;
+			if (vol.meta.kind == VOLUME_KIND_SNAPSHOT)
+				nsnap++;
+			else
+				nvol++;
+		}
 		free_names(vols);
 		memcpy(row, cols, sizeof(row));
 		row[0].str = pool.meta.name;
 		row[1].str = pool.path;
 		row[2].num = nvol;
-		row[3].num = fstatvfs(pool.dirfd, &sv) ? 0 : (uint64_t)sv.f_bavail * sv.f_frsize;
+		row[3].num = nsnap;
+		row[4].num = fstatvfs(pool.dirfd, &sv) ? 0 : (uint64_t)sv.f_bavail * sv.f_frsize;
 		report_add(rep, row);
 		pool_close(&pool);
 	}

@@ -121,13 +121,17 @@ static int make_fs(struct volume *vol, const char *type, const char *dev)
 	return 0;
 }
 
-static void remove_image(struct volume *vol)
+static int remove_image(struct volume *vol)
 {
 	char file[SUBVOL_NAME_MAX + 8];
 
 	snprintf(file, sizeof(file), "%s%s", vol->name, SUBVOL_IMAGE_SUFFIX);
-	unlinkat(vol->pool->dirfd, file, 0);
-	fsync(vol->pool->dirfd);
+	if (unlinkat(vol->pool->dirfd, file, 0) || fsync(vol->pool->dirfd)) {
+		errmsg("volume %s/%s: cannot remove %s: %s", vol->pool->meta.name,
+		       vol->name, vol->path, strerror(errno));
+		return -1;
+	}
+	return 0;
 }
 
 int cmd_create(int argc, char **argv)
@@ -186,6 +190,11 @@ int cmd_create(int argc, char **argv)
 	if (mkfs && inactive)
 		return usage_error(cmd, "--mkfs needs the volume active; drop --inactive");
 
+	if (!inactive && !dm_available()) {
+		errmsg("volume %s: cannot activate it: device-mapper is not available here (modprobe dm_mod; or --inactive)",
+		       argv[optind]);
+		return EXIT_REFUSED;
+	}
 	if (volume_spec(argv[optind], &pool, &vol, true, false))
 		return EXIT_REFUSED;
 	r = EXIT_REFUSED;
@@ -331,8 +340,9 @@ int cmd_remove(int argc, char **argv)
 			errmsg("volume %s/%s: active as %s/%s; deactivate it first",
 			       pool.meta.name, vol.name, dm_dir(), name);
 			status = EXIT_REFUSED;
+		} else if (remove_image(&vol)) {
+			status = EXIT_REFUSED;
 		} else {
-			remove_image(&vol);
 			printf("Volume %s/%s removed\n", pool.meta.name, vol.name);
 		}
 		pool_close(&pool);

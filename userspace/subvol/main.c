@@ -178,6 +178,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 	const struct command *cmd;
+	static char argv0[64];
 	int c;
 
 	while ((c = getopt_long(argc, argv, "+vVh", opts, NULL)) != -1) {
@@ -218,5 +219,8 @@ int main(int argc, char **argv)
 	argc -= optind;
 	argv += optind;
 	optind = 1;	/* the command parses its own options */
+	/* getopt names argv[0] in its messages: "subvol create: ..." */
+	snprintf(argv0, sizeof(argv0), "%s %s", progname, cmd->name);
+	argv[0] = argv0;
 	return cmd->fn(argc, argv);
 }

@@ -126,7 +126,7 @@ int report_fields(const char *json_name, const struct report_opts *o,
 	int i;
 
 	if (o->json) {
-		/* One object: a one-row table, its columns the fields. */
+		/* A one-row table, its columns the fields (an array of one). */
 		r = report_new(json_name, o, fields, n);
 		if (!r || report_add(r, fields))
 			return -1;
