@@ -10,7 +10,7 @@ set -uo pipefail
 
 SUBVOL=$ROOT/build/bin/subvol
 MAN=$ROOT/userspace/man/subvol.8
-RULES=$ROOT/userspace/udev/12-dm-subvol.rules.in
+RULES=$ROOT/userspace/udev/56-dm-subvol.rules.in
 
 [ -x "$SUBVOL" ] || make -s -C "$ROOT" userspace >/dev/null
 check "the tool is built" test -x "$SUBVOL" || { finish; exit; }

@@ -2,7 +2,7 @@
 /*
  * Activating and deactivating a volume's device.  A volume is active when
  * a device with its UUID exists; the UUID, not the name, identifies it.
- * Links /dev/subvol/<pool>/<volume> come from udev (12-dm-subvol.rules);
+ * Links /dev/subvol/<pool>/<volume> come from udev (56-dm-subvol.rules);
  * without udev the tool makes them, as LVM does for /dev/<vg>/<lv>.
  */
 #include "subvol.h"
@@ -164,5 +164,5 @@ int volume_deactivate(struct volume *vol, bool quiet_if_inactive)
 		return -1;
 	}
 	update_link(vol, name, false);
-	return 0;
+	return 1;
 }

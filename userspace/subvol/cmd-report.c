@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Commands that only look: list, status, pool status, pool list; and
- * udev-name, the helper of 12-dm-subvol.rules.
+ * udev-name, the helper of 56-dm-subvol.rules.
  */
 #include "subvol.h"
 #include "cmd.h"
@@ -406,6 +406,8 @@ int cmd_udev_name(int argc, char **argv)
 			out[n] = '\0';
 			out = vol;
 			n = 0;
+		} else if (*p == '-') {
+			return EXIT_REFUSED;	/* not a name the tool makes */
 		} else {
 			out[n++] = *p;
 		}

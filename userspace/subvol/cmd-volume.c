@@ -103,11 +103,6 @@ static int make_fs(struct volume *vol, const char *type, const char *dev)
 	const char *argv[] = { prog, "-q", dev, NULL };
 	int r;
 
-	if (strcmp(type, "xfs") && strcmp(type, "ext4")) {
-		errmsg("volume %s/%s: --mkfs: %s is not xfs or ext4", vol->pool->meta.name,
-		       vol->name, type);
-		return -1;
-	}
 	snprintf(prog, sizeof(prog), "mkfs.%s", type);
 	if (!strcmp(type, "ext4"))
 		argv[1] = "-F";
@@ -189,6 +184,8 @@ int cmd_create(int argc, char **argv)
 		return usage_error(cmd, "--size is required");
 	if (mkfs && inactive)
 		return usage_error(cmd, "--mkfs needs the volume active; drop --inactive");
+	if (mkfs && strcmp(mkfs, "xfs") && strcmp(mkfs, "ext4"))
+		return usage_error(cmd, "--mkfs: \"%s\" is not xfs or ext4", mkfs);
 
 	if (!inactive && !dm_available()) {
 		errmsg("volume %s: cannot activate it: device-mapper is not available here (modprobe dm_mod; or --inactive)",
@@ -292,6 +289,8 @@ static int each_volume(const char *cmd, int argc, char **argv, bool activate)
 				       vol.name, dev);
 		} else {
 			r = volume_deactivate(&vol, false);
+			if (r == 1)
+				printf("Volume %s/%s deactivated\n", pool.meta.name, vol.name);
 		}
 		if (r < 0)
 			status = EXIT_REFUSED;
@@ -465,7 +464,7 @@ int cmd_resize(int argc, char **argv)
 			       vol.name, dm_last_error());
 			goto undo_meta;
 		}
-		/* The new table takes over at resume; no freeze is needed. */
+		/* Resume swaps the new table in (dm suspends, frozen, to do it). */
 		if (dm_device_resume(name)) {
 			errmsg("volume %s/%s: cannot switch to the larger table: %s",
 			       pool.meta.name, vol.name, dm_last_error());

@@ -211,7 +211,9 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	dm_setup_logging();
-	if (cmd->needs_dm && !dm_available()) {
+	if (cmd->needs_dm && !(argc > optind + 1 && (!strcmp(argv[optind + 1], "--help") ||
+							 !strcmp(argv[optind + 1], "-h"))) &&
+	    !dm_available()) {
 		errmsg("%s: device-mapper is not available here (modprobe dm_mod; and dm_subvol)",
 		       cmd->name);
 		return EXIT_REFUSED;

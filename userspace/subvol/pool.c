@@ -295,7 +295,11 @@ int pool_open(const char *spec, struct pool *pool, bool lock)
 		link[0] = '\0';
 	if (!spec_is_path(spec, link)) {
 		if (!realpath(link, pool->path)) {
-			errmsg("pool %s: its directory %s is gone: %s", spec, link,
+			char target[PATH_MAX];
+			ssize_t n = readlink(link, target, sizeof(target) - 1);
+
+			target[n > 0 ? n : 0] = '\0';
+			errmsg("pool %s: its directory %s is gone: %s", spec, target,
 			       strerror(errno));
 			return -1;
 		}

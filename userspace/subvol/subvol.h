@@ -158,6 +158,7 @@ int dm_device_table(const char *name, char *params, size_t len);
 
 /* activation.c */
 int volume_activate(struct volume *vol, char *dev, size_t devlen);
+/* 1 deactivated, 0 was not active, -1 refused (said why). */
 int volume_deactivate(struct volume *vol, bool quiet_if_inactive);
 /* 1 active (name set), 0 inactive, -1 unknown (said why). */
 int volume_active(const struct volume *vol, char *name, size_t namelen,

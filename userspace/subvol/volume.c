@@ -15,7 +15,7 @@
 int volume_load(struct pool *pool, const char *name, struct volume *vol,
 		bool must_exist)
 {
-	char err[256];
+	char err[256], dm_name[4 * SUBVOL_NAME_MAX + 16];
 	int fd;
 
 	memset(vol, 0, sizeof(*vol));
@@ -26,6 +26,12 @@ int volume_load(struct pool *pool, const char *name, struct volume *vol,
 		return -1;
 	}
 	strcpy(vol->name, name);
+	volume_dm_name(vol, dm_name, sizeof(dm_name));
+	if (strlen(dm_name) >= DM_NAME_LEN) {
+		errmsg("volume %s/%s: its device name would be %zu characters; device-mapper takes %d (shorter pool or volume names)",
+		       pool->meta.name, name, strlen(dm_name), DM_NAME_LEN - 1);
+		return -1;
+	}
 	snprintf(vol->path, sizeof(vol->path), "%s/%s%s", pool->path, name,
 		 SUBVOL_IMAGE_SUFFIX);
 	fd = openat(pool->dirfd, vol->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
