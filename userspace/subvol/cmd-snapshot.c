@@ -32,11 +32,6 @@
 #include <time.h>
 #include <unistd.h>
 
-struct clone_result {
-	double frozen;		/* seconds the device was suspended; 0 inactive */
-	bool was_active;
-};
-
 static void hold_signals(sigset_t *old)
 {
 	sigset_t set;
@@ -146,8 +141,8 @@ static int clone_inactive(struct volume *src, int src_fd, struct new_image *img)
  * Clone src, active or not, into a new unnamed image with the extent size
  * hint extent_size (the new volume's; XFS takes it only before the clone).
  */
-static int clone_volume(struct volume *src, struct new_image *img,
-			struct clone_result *res, uint32_t extent_size)
+int volume_clone(struct volume *src, struct new_image *img,
+		 struct clone_result *res, uint32_t extent_size)
 {
 	const char *pn = src->pool->meta.name;
 	char name[DM_NAME_LEN], err[256];
@@ -334,7 +329,7 @@ int cmd_snapshot(int argc, char **argv)
 	if (target_name("snapshot", &src, argv[optind + 1], &dst))
 		goto out;
 	derived_meta(&src, writable ? VOLUME_KIND_VOLUME : VOLUME_KIND_SNAPSHOT, &dst.meta);
-	if (clone_volume(&src, &img, &res, dst.meta.extent_size))
+	if (volume_clone(&src, &img, &res, dst.meta.extent_size))
 		goto out;
 	if (writable)
 		fresh_uuid(&dst, &img);
@@ -381,7 +376,7 @@ int cmd_clone(int argc, char **argv)
 	if (target_name("clone", &src, argv[optind + 1], &dst))
 		goto out;
 	derived_meta(&src, VOLUME_KIND_VOLUME, &dst.meta);
-	if (clone_volume(&src, &img, &res, dst.meta.extent_size))
+	if (volume_clone(&src, &img, &res, dst.meta.extent_size))
 		goto out;
 	fresh_uuid(&dst, &img);
 	if (finish(&dst, &img, false, activate))
@@ -443,7 +438,7 @@ int cmd_rollback(int argc, char **argv)
 		       pool.meta.name, vol.name);
 		goto out;
 	}
-	if (clone_volume(&snap, &img, &res, vol.meta.extent_size))
+	if (volume_clone(&snap, &img, &res, vol.meta.extent_size))
 		goto out;
 	/* The volume stays itself (id, policies); its content and size go back. */
 	vol.meta.size = snap.meta.size;

@@ -94,6 +94,28 @@ static const struct command commands[] = {
 	  "\n"
 	  "  Delete volumes or snapshots; refused while active.  Snapshots and\n"
 	  "  clones do not depend on their origin.\n" },
+	{ "diff", cmd_diff, false,
+	  "diff [--json] POOL/OLD [POOL/]NEW\n"
+	  "\n"
+	  "  The byte ranges where NEW differs from OLD (\"OFFSET LENGTH data|hole\"),\n"
+	  "  from the images' extent maps: blocks both share by reflink are\n"
+	  "  unchanged and not read.  Images that share no extents are compared\n"
+	  "  by content, and diff says so on stderr.\n" },
+	{ "send", cmd_send, false,
+	  "send [--from BASE] [--summary] [--quiet] POOL/SNAPSHOT\n"
+	  "\n"
+	  "  Write SNAPSHOT as a stream on stdout: all of it (holes as holes), or\n"
+	  "  with --from only what differs from the snapshot BASE, which the\n"
+	  "  receiver must hold.  Progress on stderr when it is a terminal;\n"
+	  "  --summary prints bytes, ranges and time as JSON on stderr.\n" },
+	{ "receive", cmd_receive, false,
+	  "receive [--summary] [--quiet] POOL [NAME]\n"
+	  "\n"
+	  "  Read a stream on stdin and make it a snapshot in POOL (named as the\n"
+	  "  sender's, or NAME).  An incremental stream is applied to a clone of\n"
+	  "  the pool's copy of its base.  Every record and the whole stream are\n"
+	  "  checked before the snapshot appears; a corrupt, cut or refused\n"
+	  "  stream leaves nothing.\n" },
 	{ "udev-name", cmd_udev_name, false, NULL },
 };
 

@@ -206,13 +206,10 @@ static int volume_key(const char *key, const char *val, void *p, char *err,
 	return 0;
 }
 
-int volume_meta_read(int fd, struct volume_meta *m, char *err, size_t errlen)
+int volume_meta_parse(char *buf, struct volume_meta *m, char *err, size_t errlen)
 {
-	char buf[META_MAX];
-
 	memset(m, 0, sizeof(*m));
-	if (read_xattr(fd, SUBVOL_VOLUME_XATTR, buf, sizeof(buf), err, errlen) ||
-	    parse_lines(buf, SUBVOL_VOLUME_XATTR, volume_key, m, err, errlen))
+	if (parse_lines(buf, SUBVOL_VOLUME_XATTR, volume_key, m, err, errlen))
 		return -1;
 	if (!m->id[0] || !m->size)
 		return fail(err, errlen, "%s lacks the volume's id or size",
@@ -223,13 +220,21 @@ int volume_meta_read(int fd, struct volume_meta *m, char *err, size_t errlen)
 	return 0;
 }
 
-int volume_meta_write(int fd, const struct volume_meta *m)
+int volume_meta_read(int fd, struct volume_meta *m, char *err, size_t errlen)
+{
+	char buf[META_MAX];
+
+	memset(m, 0, sizeof(*m));
+	if (read_xattr(fd, SUBVOL_VOLUME_XATTR, buf, sizeof(buf), err, errlen))
+		return -1;
+	return volume_meta_parse(buf, m, err, errlen);
+}
+
+int volume_meta_format(char *buf, size_t len, const struct volume_meta *m)
 {
 	const struct subvol_features *f = &m->features;
-	char buf[META_MAX];
-	int n;
 
-	n = snprintf(buf, sizeof(buf),
+	return snprintf(buf, len,
 		     "format=%d\nid=%s\nkind=%s\nsize=%" PRIu64 "\n"
 		     "guarantee=%s\nno_space=%s\nno_space_timeout=%u\n"
 		     "low_water=%" PRIu64 "\nignore_discard=%d\nextent_size=%u\n"
@@ -239,5 +244,12 @@ int volume_meta_write(int fd, const struct volume_meta *m)
 		     f->no_space_queue ? "queue" : "error", f->no_space_timeout,
 		     f->low_water_sectors, f->ignore_discard, m->extent_size,
 		     m->origin_id, m->origin_name, m->created);
+}
+
+int volume_meta_write(int fd, const struct volume_meta *m)
+{
+	char buf[META_MAX];
+	int n = volume_meta_format(buf, sizeof(buf), m);
+
 	return fsetxattr(fd, SUBVOL_VOLUME_XATTR, buf, n, 0);
 }

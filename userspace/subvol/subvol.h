@@ -77,6 +77,9 @@ int pool_meta_read(int fd, struct pool_meta *m, char *err, size_t errlen);
 int pool_meta_write(int fd, const struct pool_meta *m);
 int volume_meta_read(int fd, struct volume_meta *m, char *err, size_t errlen);
 int volume_meta_write(int fd, const struct volume_meta *m);
+/* The same "key=value" text, for a stream header; parse modifies buf. */
+int volume_meta_format(char *buf, size_t len, const struct volume_meta *m);
+int volume_meta_parse(char *buf, struct volume_meta *m, char *err, size_t errlen);
 const char *volume_kind_name(enum volume_kind kind);
 
 /* pool.c */
@@ -165,6 +168,18 @@ int volume_active(const struct volume *vol, char *name, size_t namelen,
 		  struct dm_info_lite *info);
 int volume_table(const struct volume *vol, char *params, size_t len);
 
+/*
+ * cmd-snapshot.c: a new unnamed image in src's pool sharing every block
+ * of src, active (suspended for the clone) or not; see its header.
+ */
+struct clone_result {
+	double frozen;		/* seconds the device was suspended; 0 inactive */
+	bool was_active;
+};
+
+int volume_clone(struct volume *src, struct new_image *img,
+		 struct clone_result *res, uint32_t extent_size);
+
 /* Commands: argc/argv start at the command's own name. */
 int cmd_pool(int argc, char **argv);
 int cmd_create(int argc, char **argv);
@@ -178,5 +193,8 @@ int cmd_rollback(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_udev_name(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
+int cmd_send(int argc, char **argv);
+int cmd_receive(int argc, char **argv);
 
 #endif

@@ -1,0 +1,746 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * diff, send and receive: what changed between two snapshots, found from
+ * their extent maps (extents.c), as a stream (stream.h) that another pool
+ * turns back into the same snapshot.
+ *
+ * receive builds the new image as an unnamed file (a clone of its copy
+ * of the base, or empty), checks every record and the whole stream, and
+ * only then gives it its name: a corrupt, cut or refused stream leaves
+ * nothing.
+ */
+#include "subvol.h"
+#include "cmd.h"
+#include "extents.h"
+#include "stream.h"
+
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#define SHA256_LEN 32
+
+struct counts {
+	uint64_t stream_bytes, data_bytes, data_records, hole_records, hole_bytes;
+	double start;
+	const char *method;
+};
+
+/* --- progress and summary on stderr */
+
+struct progress {
+	bool on;
+	const char *what;
+	uint64_t total;
+	double last;
+};
+
+static void progress_init(struct progress *p, const char *what, uint64_t total,
+			  bool quiet)
+{
+	p->on = !quiet && isatty(STDERR_FILENO);
+	p->what = what;
+	p->total = total;
+	p->last = 0;
+}
+
+static void progress_show(struct progress *p, uint64_t done, bool final)
+{
+	char a[32], b[32];
+	double now;
+
+	if (!p->on)
+		return;
+	now = now_seconds();
+	if (!final && now - p->last < 0.5)
+		return;
+	p->last = now;
+	format_size(a, sizeof(a), done);
+	format_size(b, sizeof(b), p->total);
+	fprintf(stderr, "\r%s: %s of %s (%.0f%%)%s", p->what, a, b,
+		p->total ? 100.0 * done / p->total : 100.0, final ? "\n" : "  ");
+}
+
+static void summary(const char *cmd, const char *snap, const char *base,
+		    const struct counts *c)
+{
+	fprintf(stderr,
+		"{\"command\": \"%s\", \"snapshot\": \"%s\", \"base\": %s%s%s, "
+		"\"method\": \"%s\", \"stream_bytes\": %" PRIu64 ", \"data_bytes\": %" PRIu64
+		", \"data_ranges\": %" PRIu64 ", \"hole_ranges\": %" PRIu64
+		", \"hole_bytes\": %" PRIu64 ", \"seconds\": %.3f}\n",
+		cmd, snap, base ? "\"" : "", base ? base : "null", base ? "\"" : "",
+		c->method, c->stream_bytes, c->data_bytes, c->data_records,
+		c->hole_records, c->hole_bytes, now_seconds() - c->start);
+}
+
+/* --- the ranges to send */
+
+static int open_snapshot(const char *cmd, struct volume *v, bool need_snapshot)
+{
+	int fd;
+
+	if (need_snapshot && v->meta.kind != VOLUME_KIND_SNAPSHOT) {
+		errmsg("%s: %s/%s is a volume, not a snapshot: it may change while read (subvol snapshot %s/%s NAME first)",
+		       cmd, v->pool->meta.name, v->name, v->pool->meta.name, v->name);
+		return -1;
+	}
+	fd = open(v->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		errmsg("%s: cannot open %s: %s", cmd, v->path, strerror(errno));
+	return fd;
+}
+
+/*
+ * The ranges where new differs from old (old_fd < 0: everything, data
+ * and holes).  c->method says how they were found.
+ */
+static int ranges_of(const char *cmd, int old_fd, int new_fd, uint64_t size,
+		     uint32_t block, struct range_list *out, struct counts *c)
+{
+	struct extent_map mo = { 0 }, mn = { 0 };
+	uint64_t shared = 0;
+	int r = -1;
+
+	if (extent_map_read(new_fd, &mn) || (old_fd >= 0 && extent_map_read(old_fd, &mo))) {
+		errmsg("%s: cannot read the extent map: %s", cmd, strerror(errno));
+		goto out;
+	}
+	if (old_fd < 0) {
+		c->method = "full";
+		r = extents_full(&mn, size, out);
+		goto out;
+	}
+	c->method = "extents";
+	r = extents_diff(&mo, &mn, size, out, &shared);
+	if (!r && !shared && mo.nr && mn.nr) {
+		fprintf(stderr, "%s: the images share no extents (not reflink-related): comparing their content\n",
+			cmd);
+		range_list_free(out);
+		c->method = "content";
+		r = content_diff(old_fd, new_fd, size, block, out);
+	}
+out:
+	if (r && !errno)
+		errno = ENOMEM;
+	extent_map_free(&mo);
+	extent_map_free(&mn);
+	return r;
+}
+
+static uint32_t pool_block(struct pool *pool)
+{
+	struct statvfs sv;
+
+	return fstatvfs(pool->dirfd, &sv) || !sv.f_bsize ? 4096 : sv.f_bsize;
+}
+
+/* The second volume of diff/send --from: in the first one's pool, or a spec. */
+static int other_volume(struct volume *first, const char *arg, struct pool *pool,
+			struct volume *v)
+{
+	if (!strchr(arg, '/'))
+		return volume_load(first->pool, arg, v, true);
+	return volume_spec(arg, pool, v, false, true);
+}
+
+int cmd_diff(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'J' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct pool pa, pb = { .dirfd = -1 };
+	struct range_list l = { 0 };
+	struct counts c = { 0 };
+	struct volume a, b;
+	bool json = false;
+	int fa = -1, fb = -1, ch, r = EXIT_REFUSED;
+	uint64_t bytes = 0;
+	size_t i;
+
+	while ((ch = getopt_long(argc, argv, "+Jh", opts, NULL)) != -1) {
+		if (ch == 'J')
+			json = true;
+		else if (ch == 'h')
+			return command_help("diff");
+		else
+			return usage_error("diff", NULL);
+	}
+	if (optind != argc - 2)
+		return usage_error("diff", "give the OLD and the NEW POOL/SNAPSHOT");
+	if (volume_spec(argv[optind], &pa, &a, false, true))
+		return EXIT_REFUSED;
+	if (other_volume(&a, argv[optind + 1], &pb, &b))
+		goto out;
+	fa = open_snapshot("diff", &a, false);
+	fb = fa < 0 ? -1 : open_snapshot("diff", &b, false);
+	if (fb < 0)
+		goto out;
+	if (ranges_of("diff", fa, fb, b.meta.size, pool_block(&pa), &l, &c))
+		goto out;
+	for (i = 0; i < l.nr; i++)
+		bytes += l.r[i].length;
+	if (json) {
+		printf("{\"old\": \"%s/%s\", \"new\": \"%s/%s\", \"method\": \"%s\", \"bytes\": %" PRIu64 ", \"ranges\": [",
+		       a.pool->meta.name, a.name, b.pool->meta.name, b.name, c.method, bytes);
+		for (i = 0; i < l.nr; i++)
+			printf("%s{\"offset\": %" PRIu64 ", \"length\": %" PRIu64 ", \"kind\": \"%s\"}",
+			       i ? ", " : "", l.r[i].offset, l.r[i].length,
+			       l.r[i].kind == RANGE_DATA ? "data" : "hole");
+		printf("]}\n");
+	} else {
+		for (i = 0; i < l.nr; i++)
+			printf("%" PRIu64 " %" PRIu64 " %s\n", l.r[i].offset, l.r[i].length,
+			       l.r[i].kind == RANGE_DATA ? "data" : "hole");
+	}
+	r = 0;
+out:
+	range_list_free(&l);
+	if (fa >= 0)
+		close(fa);
+	if (fb >= 0)
+		close(fb);
+	pool_close(&pb);
+	pool_close(&pa);
+	return r;
+}
+
+/* --- send */
+
+struct writer {
+	EVP_MD_CTX *sha;
+	struct counts *c;
+};
+
+static int put(struct writer *w, const void *buf, size_t len)
+{
+	const char *p = buf;
+	ssize_t n;
+
+	EVP_DigestUpdate(w->sha, buf, len);
+	w->c->stream_bytes += len;
+	while (len) {
+		n = write(STDOUT_FILENO, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
+static int put_record(struct writer *w, uint32_t type, uint64_t offset,
+		      uint64_t length, const void *payload, size_t plen)
+{
+	struct stream_record rec = {
+		.type = htole32(type), .offset = htole64(offset), .length = htole64(length),
+	};
+	uint32_t crc = crc32c(0, &rec, sizeof(rec));
+
+	crc = crc32c(crc, payload, plen);
+	rec.crc = htole32(crc);
+	if (put(w, &rec, sizeof(rec)))
+		return -1;
+	return plen ? put(w, payload, plen) : 0;
+}
+
+static ssize_t read_at(int fd, void *buf, size_t len, uint64_t off)
+{
+	size_t got = 0;
+	ssize_t n;
+
+	while (got < len) {
+		n = pread(fd, (char *)buf + got, len - got, off + got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -1 : (ssize_t)got;
+		got += n;
+	}
+	return got;
+}
+
+static int send_options(int argc, char **argv, const char **from, bool *sum, bool *quiet)
+{
+	static const struct option opts[] = {
+		{ "from", required_argument, NULL, 'f' },
+		{ "summary", no_argument, NULL, 's' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, from ? "+f:sqh" : "+N:sqh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			*from = optarg;
+			break;
+		case 's':
+			*sum = true;
+			break;
+		case 'q':
+			*quiet = true;
+			break;
+		case 'h':
+			command_help(from ? "send" : "receive");
+			return -1;
+		default:
+			return usage_error(from ? "send" : "receive", NULL);
+		}
+	}
+	return 0;
+}
+
+int cmd_send(int argc, char **argv)
+{
+	char text[STREAM_MAX_TEXT], base_name[2 * SUBVOL_NAME_MAX + 2] = "";
+	struct pool pool, bpool = { .dirfd = -1 };
+	struct stream_header hdr = { 0 };
+	const char *from = NULL;
+	struct range_list l = { 0 };
+	struct counts c = { 0 };
+	struct volume snap, base;
+	bool sum = false, quiet = false;
+	unsigned char digest[SHA256_LEN], *buf = NULL;
+	struct writer w = { .c = &c };
+	struct progress prog;
+	int sfd = -1, bfd = -1, n, r = EXIT_REFUSED;
+	uint64_t nr = 0, data = 0, off, len, done = 0;
+	uint32_t block;
+	size_t i;
+
+	c.start = now_seconds();
+	n = send_options(argc, argv, &from, &sum, &quiet);
+	if (n)
+		return n < 0 ? 0 : n;
+	if (optind != argc - 1)
+		return usage_error("send", "give one POOL/SNAPSHOT");
+	if (isatty(STDOUT_FILENO)) {
+		errmsg("send: the stream would go to a terminal; redirect it to a file or a pipe");
+		return EXIT_REFUSED;
+	}
+	if (volume_spec(argv[optind], &pool, &snap, false, true))
+		return EXIT_REFUSED;
+	sfd = open_snapshot("send", &snap, true);
+	if (sfd < 0)
+		goto out;
+	if (from) {
+		if (other_volume(&snap, from, &bpool, &base))
+			goto out;
+		bfd = open_snapshot("send", &base, true);
+		if (bfd < 0)
+			goto out;
+		if (!strcmp(base.meta.id, snap.meta.id)) {
+			errmsg("send: --from %s is the snapshot itself", from);
+			goto out;
+		}
+		snprintf(base_name, sizeof(base_name), "%s", base.name);
+	}
+	block = pool_block(&pool);
+	if (ranges_of("send", bfd, sfd, snap.meta.size, block, &l, &c))
+		goto out;
+	for (i = 0; i < l.nr; i++) {
+		if (l.r[i].kind == RANGE_DATA) {
+			data += l.r[i].length;
+			nr += (l.r[i].length + STREAM_MAX_DATA - 1) / STREAM_MAX_DATA;
+		} else {
+			nr++;
+		}
+	}
+
+	n = volume_meta_format(text, sizeof(text), &snap.meta);
+	n += snprintf(text + n, sizeof(text) - n, "name=%s\nbase_id=%s\nbase_name=%s\n",
+		      snap.name, from ? base.meta.id : "", base_name);
+	memcpy(hdr.magic, STREAM_MAGIC, sizeof(hdr.magic));
+	hdr.version = htole32(STREAM_VERSION);
+	hdr.size = htole64(snap.meta.size);
+	hdr.block_size = htole32(block);
+	hdr.text_len = htole32(n);
+	hdr.data_bytes = htole64(data);
+	hdr.nr_records = htole64(nr);
+	hdr.crc = htole32(crc32c(crc32c(0, &hdr, sizeof(hdr)), text, n));
+
+	buf = malloc(STREAM_MAX_DATA);
+	w.sha = EVP_MD_CTX_new();
+	if (!buf || !w.sha || !EVP_DigestInit_ex(w.sha, EVP_sha256(), NULL)) {
+		errmsg("send: out of memory");
+		goto out;
+	}
+	progress_init(&prog, "send", data, quiet);
+	if (put(&w, &hdr, sizeof(hdr)) || put(&w, text, n))
+		goto write_error;
+	for (i = 0; i < l.nr; i++) {
+		if (l.r[i].kind == RANGE_HOLE) {
+			if (put_record(&w, STREAM_HOLE, l.r[i].offset, l.r[i].length, NULL, 0))
+				goto write_error;
+			c.hole_records++;
+			c.hole_bytes += l.r[i].length;
+			continue;
+		}
+		for (off = l.r[i].offset; off < l.r[i].offset + l.r[i].length; off += len) {
+			len = l.r[i].offset + l.r[i].length - off;
+			if (len > STREAM_MAX_DATA)
+				len = STREAM_MAX_DATA;
+			if (read_at(sfd, buf, len, off) != (ssize_t)len) {
+				errmsg("send: cannot read %s at %" PRIu64 ": %s", snap.path, off,
+				       errno ? strerror(errno) : "the file is shorter than its volume");
+				goto out;
+			}
+			if (put_record(&w, STREAM_DATA, off, len, buf, len))
+				goto write_error;
+			c.data_records++;
+			c.data_bytes += len;
+			done += len;
+			progress_show(&prog, done, false);
+		}
+	}
+	EVP_DigestFinal_ex(w.sha, digest, NULL);
+	if (put_record(&w, STREAM_END, 0, nr, digest, sizeof(digest)))
+		goto write_error;
+	progress_show(&prog, done, true);
+	if (sum)
+		summary("send", snap.name, from ? base_name : NULL, &c);
+	r = 0;
+	goto out;
+write_error:
+	errmsg("send: cannot write the stream: %s", strerror(errno));
+out:
+	EVP_MD_CTX_free(w.sha);
+	free(buf);
+	range_list_free(&l);
+	if (sfd >= 0)
+		close(sfd);
+	if (bfd >= 0)
+		close(bfd);
+	pool_close(&bpool);
+	pool_close(&pool);
+	return r;
+}
+
+/* --- receive */
+
+struct reader {
+	EVP_MD_CTX *sha;
+	struct counts *c;
+	bool hashing;
+};
+
+/* Exactly len bytes, or 1 at the end of the stream, or -1 on an error. */
+static int get(struct reader *rd, void *buf, size_t len)
+{
+	size_t got = 0;
+	ssize_t n;
+
+	while (got < len) {
+		n = read(STDIN_FILENO, (char *)buf + got, len - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		if (!n)
+			return 1;
+		got += n;
+	}
+	if (rd->hashing)
+		EVP_DigestUpdate(rd->sha, buf, len);
+	rd->c->stream_bytes += len;
+	return 0;
+}
+
+/* The value of key in the stream's text ("" if absent). */
+static void text_value(const char *text, const char *key, char *out, size_t len)
+{
+	size_t k = strlen(key);
+	const char *p = text;
+
+	out[0] = '\0';
+	while (p && *p) {
+		if (!strncmp(p, key, k) && p[k] == '=') {
+			snprintf(out, len, "%.*s", (int)strcspn(p + k + 1, "\n"), p + k + 1);
+			return;
+		}
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+}
+
+/* A volume of the pool with this id, into v; 0 found, 1 not, -1 error. */
+static int find_by_id(struct pool *pool, const char *id, struct volume *v)
+{
+	char **names = pool_volumes(pool), **p;
+	int r = 1;
+
+	if (!names)
+		return -1;
+	for (p = names; *p && r == 1; p++) {
+		if (volume_load(pool, *p, v, true))
+			continue;
+		if (!strcmp(v->meta.id, id))
+			r = 0;
+	}
+	free_names(names);
+	return r;
+}
+
+int cmd_receive(int argc, char **argv)
+{
+	char text[STREAM_MAX_TEXT + 1], name[SUBVOL_NAME_MAX + 1], base_id[64], base_name[80];
+	char parse[STREAM_MAX_TEXT + 1], err[256], need[32], have[32], extra;
+	struct new_image img = { .fd = -1 };
+	struct stream_header hdr;
+	struct stream_record rec;
+	struct volume_meta meta;
+	struct clone_result cres;
+	struct counts c = { 0 };
+	struct reader rd = { .c = &c, .hashing = true };
+	struct volume dst, base, other;
+	struct progress prog;
+	struct statvfs sv;
+	struct pool pool;
+	const char *what = "stream";
+	unsigned char digest[SHA256_LEN], *buf = NULL;
+	bool sum = false, quiet = false;
+	uint64_t size, data_bytes, nr, seen = 0, pos = 0, off, len, done = 0;
+	uint32_t block, crc, text_len;
+	int n, r = EXIT_REFUSED;
+
+	c.start = now_seconds();
+	n = send_options(argc, argv, NULL, &sum, &quiet);
+	if (n)
+		return n < 0 ? 0 : n;
+	if (optind != argc - 1 && optind != argc - 2)
+		return usage_error("receive", "give the POOL (and a NAME, to use another name than the sender's)");
+	if (pool_open(argv[optind], &pool, false))
+		return EXIT_REFUSED;
+	rd.sha = EVP_MD_CTX_new();
+	buf = malloc(STREAM_MAX_DATA);
+	if (!rd.sha || !buf || !EVP_DigestInit_ex(rd.sha, EVP_sha256(), NULL)) {
+		errmsg("receive: out of memory");
+		goto out;
+	}
+
+	/* The header: all of it is checked before anything is made. */
+	n = get(&rd, &hdr, sizeof(hdr));
+	if (n || memcmp(hdr.magic, STREAM_MAGIC, sizeof(hdr.magic))) {
+		errmsg("receive: the input is %s", n < 0 ? "unreadable" : "not a subvol stream");
+		goto out;
+	}
+	if (le32toh(hdr.version) != STREAM_VERSION) {
+		errmsg("receive: stream version %u; this subvol reads version %d",
+		       le32toh(hdr.version), STREAM_VERSION);
+		goto out;
+	}
+	text_len = le32toh(hdr.text_len);
+	if (text_len > STREAM_MAX_TEXT || get(&rd, text, text_len)) {
+		errmsg("receive: the stream's header is %s", text_len > STREAM_MAX_TEXT ?
+		       "too long (corrupt)" : "cut short");
+		goto out;
+	}
+	text[text_len] = '\0';
+	crc = le32toh(hdr.crc);
+	hdr.crc = 0;
+	if (crc32c(crc32c(0, &hdr, sizeof(hdr)), text, text_len) != crc) {
+		errmsg("receive: the stream's header is corrupt (checksum mismatch)");
+		goto out;
+	}
+	size = le64toh(hdr.size);
+	block = le32toh(hdr.block_size);
+	data_bytes = le64toh(hdr.data_bytes);
+	nr = le64toh(hdr.nr_records);
+	memcpy(parse, text, text_len + 1);
+	if (volume_meta_parse(parse, &meta, err, sizeof(err)) || meta.size != size ||
+	    !block || block & (block - 1) || size % block) {
+		errmsg("receive: the stream's header does not describe a volume (%s)",
+		       err[0] ? err : "bad size or block size");
+		goto out;
+	}
+	text_value(text, "name", name, sizeof(name));
+	if (optind == argc - 2)
+		snprintf(name, sizeof(name), "%s", argv[optind + 1]);
+	text_value(text, "base_id", base_id, sizeof(base_id));
+	text_value(text, "base_name", base_name, sizeof(base_name));
+
+	/* What the pool must have, and must not. */
+	if (volume_load(&pool, name, &dst, false))
+		goto out;
+	if (dst.exists) {
+		errmsg("receive: pool %s has a volume %s already (give another NAME)",
+		       pool.meta.name, name);
+		goto out;
+	}
+	if (find_by_id(&pool, meta.id, &other) == 0) {
+		errmsg("receive: pool %s holds this snapshot already, as %s (id %s)",
+		       pool.meta.name, other.name, meta.id);
+		goto out;
+	}
+	if (base_id[0] && find_by_id(&pool, base_id, &base)) {
+		errmsg("receive: the stream is incremental from snapshot %s (id %s), which pool %s does not hold",
+		       base_name[0] ? base_name : "?", base_id, pool.meta.name);
+		goto out;
+	}
+	if (!fstatvfs(pool.dirfd, &sv) &&
+	    (uint64_t)sv.f_bavail * sv.f_frsize < data_bytes + data_bytes / 100 + (4 << 20)) {
+		format_size(need, sizeof(need), data_bytes);
+		format_size(have, sizeof(have), (uint64_t)sv.f_bavail * sv.f_frsize);
+		errmsg("receive: the stream is too big for pool %s: %s of data, %s free",
+		       pool.meta.name, need, have);
+		goto out;
+	}
+
+	/* The new image, unnamed until the stream checks out. */
+	if (base_id[0]) {
+		if (volume_clone(&base, &img, &cres, meta.extent_size))
+			goto out;
+	} else if (image_tmp_open(&pool, &img) ||
+		   (meta.extent_size &&
+		    image_set_extent_size(img.fd, meta.extent_size, err, sizeof(err)))) {
+		errmsg("receive: cannot make a file in %s: %s", pool.path, strerror(errno));
+		goto out;
+	}
+	if (ftruncate(img.fd, size)) {
+		errmsg("receive: cannot size the image: %s", strerror(errno));
+		goto out;
+	}
+
+	progress_init(&prog, "receive", data_bytes, quiet);
+	for (;;) {
+		EVP_MD_CTX *copy = EVP_MD_CTX_new();
+
+		/* The END record's payload is the hash of what came before it. */
+		if (!copy || !EVP_MD_CTX_copy_ex(copy, rd.sha)) {
+			EVP_MD_CTX_free(copy);
+			errmsg("receive: out of memory");
+			goto out;
+		}
+		n = get(&rd, &rec, sizeof(rec));
+		if (n) {
+			EVP_MD_CTX_free(copy);
+			goto cut;
+		}
+		off = le64toh(rec.offset);
+		len = le64toh(rec.length);
+		crc = le32toh(rec.crc);
+		rec.crc = 0;
+		switch (le32toh(rec.type)) {
+		case STREAM_END:
+			EVP_DigestFinal_ex(copy, digest, NULL);
+			EVP_MD_CTX_free(copy);
+			if (get(&rd, buf, SHA256_LEN))
+				goto cut;
+			if (crc32c(crc32c(0, &rec, sizeof(rec)), buf, SHA256_LEN) != crc) {
+				what = "end record";
+				goto corrupt;
+			}
+			if (len != seen || seen != nr || c.data_bytes != data_bytes) {
+				errmsg("receive: the stream holds %" PRIu64 " records, %" PRIu64 " bytes of data; its header announced %" PRIu64 ", %" PRIu64,
+				       seen, c.data_bytes, nr, data_bytes);
+				goto out;
+			}
+			if (memcmp(digest, buf, SHA256_LEN)) {
+				errmsg("receive: the stream's checksum does not match: it was changed on the way");
+				goto out;
+			}
+			if (read(STDIN_FILENO, &extra, 1) > 0) {
+				errmsg("receive: bytes follow the stream's end record");
+				goto out;
+			}
+			goto verified;
+		case STREAM_DATA:
+		case STREAM_HOLE:
+			EVP_MD_CTX_free(copy);
+			break;
+		default:
+			EVP_MD_CTX_free(copy);
+			errmsg("receive: record %" PRIu64 " has an unknown type %u (corrupt stream)",
+			       seen + 1, le32toh(rec.type));
+			goto out;
+		}
+		seen++;
+		if (off < pos || !len || off % block || len % block || off + len > size ||
+		    off + len < off ||
+		    (le32toh(rec.type) == STREAM_DATA && len > STREAM_MAX_DATA)) {
+			errmsg("receive: record %" PRIu64 " (offset %" PRIu64 ", length %" PRIu64 ") is out of order or out of bounds (corrupt stream)",
+			       seen, off, len);
+			goto out;
+		}
+		pos = off + len;
+		if (le32toh(rec.type) == STREAM_HOLE) {
+			if (crc32c(0, &rec, sizeof(rec)) != crc) {
+				what = "hole record";
+				goto corrupt;
+			}
+			if (fallocate(img.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+				      off, len) && errno != EOPNOTSUPP) {
+				errmsg("receive: cannot punch a hole: %s", strerror(errno));
+				goto out;
+			}
+			c.hole_records++;
+			c.hole_bytes += len;
+			continue;
+		}
+		if (get(&rd, buf, len))
+			goto cut;
+		if (crc32c(crc32c(0, &rec, sizeof(rec)), buf, len) != crc) {
+			what = "data record";
+			goto corrupt;
+		}
+		if (pwrite(img.fd, buf, len, off) != (ssize_t)len) {
+			errmsg("receive: cannot write the image: %s", errno == ENOSPC ?
+			       "the pool is full" : strerror(errno));
+			goto out;
+		}
+		c.data_records++;
+		c.data_bytes += len;
+		done += len;
+		progress_show(&prog, done, false);
+	}
+
+verified:
+	progress_show(&prog, done, true);
+	if (flock(pool.dirfd, LOCK_EX)) {
+		errmsg("receive: cannot lock pool %s: %s", pool.meta.name, strerror(errno));
+		goto out;
+	}
+	meta.kind = VOLUME_KIND_SNAPSHOT;
+	if (volume_meta_write(img.fd, &meta) || image_publish(&img, name, false)) {
+		errmsg("receive: cannot make %s/%s: %s", pool.meta.name, name,
+		       errno == EEXIST ? "the name was taken meanwhile" : strerror(errno));
+		goto out;
+	}
+	c.method = base_id[0] ? "incremental" : "full";
+	if (sum)
+		summary("receive", name, base_id[0] ? base.name : NULL, &c);
+	printf("Received snapshot %s/%s (%" PRIu64 " bytes of data in %" PRIu64 " records%s%s)\n",
+	       pool.meta.name, name, c.data_bytes, seen, base_id[0] ? ", on top of " : "",
+	       base_id[0] ? base.name : "");
+	r = 0;
+	goto out;
+cut:
+	errmsg("receive: the stream ends early (after %" PRIu64 " of %" PRIu64 " records): nothing was received",
+	       seen, nr);
+	goto out;
+corrupt:
+	errmsg("receive: %s %" PRIu64 " is corrupt (checksum mismatch): nothing was received",
+	       what, seen + (strcmp(what, "end record") ? 0 : 1));
+out:
+	image_discard(&img);
+	EVP_MD_CTX_free(rd.sha);
+	free(buf);
+	pool_close(&pool);
+	return r;
+}
