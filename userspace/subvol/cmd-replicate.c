@@ -437,6 +437,7 @@ struct reader {
 	EVP_MD_CTX *sha;
 	struct counts *c;
 	bool hashing;
+	size_t partial;		/* bytes of the last get() cut by the end */
 };
 
 /* Exactly len bytes, or 1 at the end of the stream, or -1 on an error. */
@@ -451,8 +452,10 @@ static int get(struct reader *rd, void *buf, size_t len)
 			continue;
 		if (n < 0)
 			return -1;
-		if (!n)
+		if (!n) {
+			rd->partial = got;
 			return 1;
+		}
 		got += n;
 	}
 	if (rd->hashing)
@@ -536,8 +539,14 @@ int cmd_receive(int argc, char **argv)
 
 	/* The header: all of it is checked before anything is made. */
 	n = get(&rd, &hdr, sizeof(hdr));
+	if (n > 0 && rd.partial &&
+	    !memcmp(hdr.magic, STREAM_MAGIC, rd.partial < 16 ? rd.partial : 16)) {
+		errmsg("receive: the stream ends early (inside its header): nothing was received");
+		goto out;
+	}
 	if (n || memcmp(hdr.magic, STREAM_MAGIC, sizeof(hdr.magic))) {
-		errmsg("receive: the input is %s", n < 0 ? "unreadable" : "not a subvol stream");
+		errmsg("receive: the input is %s", n < 0 ? "unreadable" :
+		       n > 0 && !rd.partial ? "empty (no stream)" : "not a subvol stream");
 		goto out;
 	}
 	if (le32toh(hdr.version) != STREAM_VERSION) {
@@ -546,9 +555,14 @@ int cmd_receive(int argc, char **argv)
 		goto out;
 	}
 	text_len = le32toh(hdr.text_len);
-	if (text_len > STREAM_MAX_TEXT || get(&rd, text, text_len)) {
-		errmsg("receive: the stream's header is %s", text_len > STREAM_MAX_TEXT ?
-		       "too long (corrupt)" : "cut short");
+	if (text_len > STREAM_MAX_TEXT) {
+		errmsg("receive: the stream's header is too long (corrupt)");
+		goto out;
+	}
+	n = get(&rd, text, text_len);
+	if (n) {
+		errmsg("receive: %s", n < 0 ? "the input is unreadable" :
+		       "the stream ends early (inside its header): nothing was received");
 		goto out;
 	}
 	text[text_len] = '\0';
