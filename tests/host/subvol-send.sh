@@ -14,53 +14,21 @@ set -uo pipefail
 # shellcheck source=SCRIPTDIR/../lib/hosttest.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/hosttest.sh"
 
-SUBVOL=${SUBVOL:-$ROOT/build/bin/subvol}
+# shellcheck source=SCRIPTDIR/../lib/tooltest.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/tooltest.sh"
 
-# show OUTPUT: the output of a failed check, in the checks' format.
-show() { while IFS= read -r line; do echo "#   $line"; done <<<"$1"; }
-
-check_eq "runs as root (loop mounts)" 0 "$EUID" || { finish; exit; }
-check "the tool is built ($SUBVOL)" test -x "$SUBVOL" || { finish; exit; }
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/subvol-send.XXXXXX")
+tooltest_start subvol-send
 ns_a=subvol-send-$$-a
 ns_b=subvol-send-$$-b
 bg_pid=
-cleanup() {
-	local m f dev
-	[[ -n $bg_pid ]] && kill "$bg_pid" 2>/dev/null
-	ip netns del "$ns_a" 2>/dev/null
-	ip netns del "$ns_b" 2>/dev/null
-	for m in "$work"/mnt/*; do
-		mountpoint -q "$m" && { umount "$m" || umount -l "$m"; }
-	done
-	for f in "$work"/*.fs; do
-		[[ -e $f ]] || continue
-		for dev in $(losetup -n -O NAME -j "$f"); do losetup -d "$dev"; done
-	done
-	rm -rf "$work"
-}
-trap cleanup EXIT
-
-export SUBVOL_CONFIG_DIR=$work/config
+# shellcheck disable=SC2016 # expanded at exit
+tooltest_cleanup_hook '[[ -n $bg_pid ]] && kill "$bg_pid" 2>/dev/null; ip netns del "$ns_a" 2>/dev/null; ip netns del "$ns_b" 2>/dev/null; true'
 seed=${SUBVOL_SEND_SEED:-$(date +%s)}
 echo "# seed $seed (SUBVOL_SEND_SEED=$seed replays these changes)"
 RANDOM=$seed
 
-sv() { "$SUBVOL" "$@"; }
-# meta KEY IMAGE: a key of the image's user.subvol.volume.
-meta() {
-	getfattr --absolute-names --only-values -n user.subvol.volume "$2" 2>/dev/null |
-		sed -n "s/^$1=//p"
-}
-# alloc FILE: bytes allocated to FILE on the host.
-alloc() { echo $(($(stat -c '%b * %B' "$1"))); }
 # size FILE: its size in bytes.
 size() { stat -c %s "$1"; }
-# entries DIR: the names in DIR, hidden ones too, on one line.
-entries() { (cd "$1" && shopt -s dotglob nullglob && names=(*) && echo "${names[*]}"); }
-# hidden DIR: the hidden names in DIR.
-hidden() { (cd "$1" && shopt -s nullglob && names=(.[!.]*) && echo "${names[*]}"); }
 # into FILE CMD...: CMD with stdout to FILE (check takes the output).
 into() {
 	local f=$1
@@ -95,28 +63,6 @@ receive_refused() {
 	check_eq "$name: pool $pool unchanged" "$before" "$(state "$pool")"
 }
 
-# JSON: validated by python3 or jq (scripts/setup installs neither).
-if command -v python3 >/dev/null; then
-	json_tool=python3
-elif command -v jq >/dev/null; then
-	json_tool=jq
-else
-	json_tool=
-	echo "# note: neither python3 nor jq: the JSON output is only grepped"
-fi
-json_valid() {
-	case $json_tool in
-	python3) python3 -m json.tool >/dev/null ;;
-	jq) jq -e . >/dev/null ;;
-	esac
-}
-check_json() {
-	if [[ -n $json_tool ]]; then
-		check "$1" json_valid <<<"$2" || show "$2"
-	else
-		check "$1 (one {...} line)" grep -qx "{.*}" <<<"$2" || show "$2"
-	fi
-}
 # json_num KEY: the number (or "string") of "KEY": in the JSON on stdin.
 json_num() { sed -n "s/.*\"$1\": \"\{0,1\}\([^,\"}]*\).*/\1/p"; }
 

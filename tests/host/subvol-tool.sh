@@ -8,46 +8,16 @@ set -uo pipefail
 # shellcheck source=SCRIPTDIR/../lib/hosttest.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/hosttest.sh"
 
-SUBVOL=${SUBVOL:-$ROOT/build/bin/subvol}
+# shellcheck source=SCRIPTDIR/../lib/tooltest.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/tooltest.sh"
 
-# show OUTPUT: the output of a failed check, in the checks' format.
-show() { while IFS= read -r line; do echo "#   $line"; done <<<"$1"; }
-
-check_eq "runs as root (loop mounts)" 0 "$EUID" || { finish; exit; }
-check "the tool is built ($SUBVOL)" test -x "$SUBVOL" || { finish; exit; }
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/subvol-tool.XXXXXX")
+tooltest_start subvol-tool
 shm=$(mktemp -d /dev/shm/subvol-tool.XXXXXX)
-cleanup() {
-	local m f dev
-	for m in "$work"/mnt/*; do
-		mountpoint -q "$m" && { umount "$m" || umount -l "$m"; }
-	done
-	for f in "$work"/*.fs; do
-		[[ -e $f ]] || continue
-		for dev in $(losetup -n -O NAME -j "$f"); do losetup -d "$dev"; done
-	done
-	rm -rf "$work" "$shm"
-}
-trap cleanup EXIT
-
-export SUBVOL_CONFIG_DIR=$work/config
+tooltest_cleanup_hook "rm -rf '$shm'"
 reg=$SUBVOL_CONFIG_DIR/pools
 
-sv() { "$SUBVOL" "$@"; }
-# meta KEY IMAGE: a key of the image's user.subvol.volume.
-meta() {
-	getfattr --absolute-names --only-values -n user.subvol.volume "$2" 2>/dev/null |
-		sed -n "s/^$1=//p"
-}
-# alloc FILE: bytes allocated to FILE on the host.
-alloc() { echo $(($(stat -c '%b * %B' "$1"))); }
 # field LABEL: the value of "LABEL: value" in a status text on stdin.
 field() { sed -n "s/^$1: *//p"; }
-# entries DIR: the names in DIR, hidden ones too, on one line.
-entries() { (cd "$1" && shopt -s dotglob nullglob && names=(*) && echo "${names[*]}"); }
-# hidden DIR: the hidden names in DIR.
-hidden() { (cd "$1" && shopt -s nullglob && names=(.[!.]*) && echo "${names[*]}"); }
 # no_pool_xattr DIR: DIR has no user.subvol.pool.
 no_pool_xattr() { ! getfattr --absolute-names -n user.subvol.pool "$1" >/dev/null 2>&1; }
 
@@ -66,21 +36,6 @@ refused() {
 		"exit $status, $lines line, names $word: $named, says /$re/: $why" || show "$err"
 }
 
-# JSON: validated by python3 or jq (scripts/setup installs neither).
-if command -v python3 >/dev/null; then
-	json_tool=python3
-elif command -v jq >/dev/null; then
-	json_tool=jq
-else
-	json_tool=
-	echo "# note: neither python3 nor jq: the JSON output is not validated or parsed"
-fi
-json_valid() {
-	case $json_tool in
-	python3) python3 -m json.tool >/dev/null ;;
-	jq) jq -e . >/dev/null ;;
-	esac
-}
 # json_row KEY NAME FIELD: FIELD of the object with "name": NAME in the
 # array KEY of the JSON on stdin.
 json_row() {
@@ -92,13 +47,6 @@ print(*[r[sys.argv[3]] for r in d[sys.argv[1]] if r["name"] == sys.argv[2]])' "$
 	esac
 }
 # check_json NAME TEXT: TEXT is valid JSON (or a note when it cannot be told).
-check_json() {
-	if [[ -n $json_tool ]]; then
-		check "$1" json_valid <<<"$2" || show "$2"
-	else
-		echo "# skip: $1 (no JSON tool)"
-	fi
-}
 
 # --- host filesystems ------------------------------------------------------
 mkdir -p "$work/mnt/xfs" "$work/mnt/noreflink" "$work/mnt/ext4"
