@@ -257,22 +257,6 @@ static int put_record(struct writer *w, uint32_t type, uint64_t offset,
 	return plen ? put(w, payload, plen) : 0;
 }
 
-static ssize_t read_at(int fd, void *buf, size_t len, uint64_t off)
-{
-	size_t got = 0;
-	ssize_t n;
-
-	while (got < len) {
-		n = pread(fd, (char *)buf + got, len - got, off + got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -1 : (ssize_t)got;
-		got += n;
-	}
-	return got;
-}
-
 static int send_options(int argc, char **argv, const char **from, bool *sum, bool *quiet)
 {
 	static const struct option opts[] = {
@@ -395,7 +379,7 @@ int cmd_send(int argc, char **argv)
 			len = l.r[i].offset + l.r[i].length - off;
 			if (len > STREAM_MAX_DATA)
 				len = STREAM_MAX_DATA;
-			if (read_at(sfd, buf, len, off) != (ssize_t)len) {
+			if (pread_full(sfd, buf, len, off) != (ssize_t)len) {
 				errmsg("send: cannot read %s at %" PRIu64 ": %s", snap.path, off,
 				       errno ? strerror(errno) : "the file is shorter than its volume");
 				goto out;

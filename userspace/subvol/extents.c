@@ -169,7 +169,7 @@ static bool all_zero(const unsigned char *p, size_t n)
 	return !n || (p[0] == 0 && !memcmp(p, p + 1, n - 1));
 }
 
-static ssize_t read_full(int fd, void *buf, size_t len, uint64_t off)
+ssize_t pread_full(int fd, void *buf, size_t len, uint64_t off)
 {
 	size_t got = 0;
 	ssize_t n;
@@ -184,9 +184,18 @@ static ssize_t read_full(int fd, void *buf, size_t len, uint64_t off)
 			break;
 		got += n;
 	}
-	/* Past the end of a shorter file reads as zeros. */
+	return got;
+}
+
+/* len bytes at off; past the end of a shorter file they read as zeros. */
+static int read_padded(int fd, void *buf, size_t len, uint64_t off)
+{
+	ssize_t got = pread_full(fd, buf, len, off);
+
+	if (got < 0)
+		return -1;
 	memset((char *)buf + got, 0, len - got);
-	return len;
+	return 0;
 }
 
 int content_diff(int old_fd, int new_fd, uint64_t size, uint32_t block,
@@ -200,7 +209,7 @@ int content_diff(int old_fd, int new_fd, uint64_t size, uint32_t block,
 		goto out;
 	for (pos = 0; pos < size; pos += n) {
 		n = size - pos < READ_CHUNK ? size - pos : READ_CHUNK;
-		if (read_full(old_fd, a, n, pos) < 0 || read_full(new_fd, b, n, pos) < 0)
+		if (read_padded(old_fd, a, n, pos) || read_padded(new_fd, b, n, pos))
 			goto out;
 		for (off = 0; off < n; off += block) {
 			uint64_t len = n - off < block ? n - off : block;

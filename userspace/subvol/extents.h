@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 enum range_kind { RANGE_DATA, RANGE_HOLE };
 
@@ -57,6 +58,9 @@ int extents_diff(const struct extent_map *old, const struct extent_map *new,
  */
 int content_diff(int old_fd, int new_fd, uint64_t size, uint32_t block,
 		 struct range_list *out);
+
+/* Up to len bytes at off: fewer only at the end of the file; -1 on error. */
+ssize_t pread_full(int fd, void *buf, size_t len, uint64_t off);
 
 /* Every range of [0, size): the data extents, and holes between. */
 int extents_full(const struct extent_map *m, uint64_t size,
