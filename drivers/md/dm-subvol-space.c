@@ -874,11 +874,15 @@ static int subvol_provider_refill(struct blk_space *provider, u64 blocks)
 {
 	struct subvol_space *space = to_space(provider);
 	struct subvol_pool *pool = space->pool;
-	u64 n = (blocks << space->client_shift) + pool->chunk;
+	u64 n;
 	int r;
 
+	/* Without the guarantee there may be no pool at all. */
+	if (!READ_ONCE(space->guarantee))
+		return 0;
 	/* Room for the retry, and a chunk more for the writes around it. */
-	if (!READ_ONCE(space->guarantee) || subvol_pool_headroom(pool) >= n)
+	n = (blocks << space->client_shift) + pool->chunk;
+	if (subvol_pool_headroom(pool) >= n)
 		return 0;
 	/* Grow the claim by committing, then hand the promise back. */
 	r = subvol_pool_commit(pool, n);

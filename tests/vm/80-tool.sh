@@ -37,11 +37,15 @@ check "its dm UUID has the SUBVOL- prefix" \
 	sh -c "dmsetup info -c --noheadings -o uuid subvol-tank-vm1 | grep -q '^SUBVOL-[0-9a-f]\{32\}-[0-9a-f]\{32\}\$'"
 check_eq "its table names the image" "0 1048576 subvol $P/vm1.img" "$(dmsetup table subvol-tank-vm1)"
 check "it holds an XFS" sh -c "xfs_db -r -c 'sb 0' -c 'p magicnum' $DEV | grep -q 0x58465342"
-check "create with every policy" subvol create --size 64M --guarantee none \
-	--no-space queue --no-space-timeout 5 --low-water 8M --ignore-discard tank/vm2
+check "create with every policy" subvol create --size 320M --guarantee none \
+	--no-space queue --no-space-timeout 5 --low-water 8M --ignore-discard --mkfs tank/vm2
 check_eq "the table carries the policies" \
-	"0 131072 subvol $P/vm2.img 5 ignore_discard guarantee:none no_space:queue no_space_timeout:5 low_water:16384" \
+	"0 655360 subvol $P/vm2.img 5 ignore_discard guarantee:none no_space:queue no_space_timeout:5 low_water:16384" \
 	"$(dmsetup table subvol-tank-vm2)"
+# The space-aware XFS asks a device without the guarantee too (no pool).
+check "its XFS mounts" mount /dev/subvol/tank/vm2 $G
+check "and takes writes" dd if=/tmp/source of=$G/f bs=1M conv=fsync status=none
+check "umount" umount $G
 check "a dash in a name is doubled in the device name" subvol create --size 16M tank/a-b
 check "subvol-tank-a--b exists" test -b /dev/mapper/subvol-tank-a--b
 check "and its link is /dev/subvol/tank/a-b" test -L /dev/subvol/tank/a-b
