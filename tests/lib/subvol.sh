@@ -100,7 +100,7 @@ guest_checks() {
 	check "$name: xfs_repair -n is clean" xfs_repair -n "$dev"
 	check "$name: mount again" mount "$dev" "$dir"
 	check_eq "$name: every acknowledged byte is there" "$written" "$(bytes_in "$dir")"
-	check_eq "$name: every file reads back as written" 0 "$(prefixes_mismatch "$dir" "$4")"
+	check_eq "$name: every file reads back as written" 0 "$(prefixes_mismatch_fast "$dir" "$4")"
 }
 
 # bytes_in DIR: the sizes of DIR's files, added up.
@@ -120,6 +120,42 @@ prefixes_mismatch() {
 		[ "$(sha "$f")" = "$(sha "$2" "$(stat -c %s "$f")")" ] || bad=$((bad + 1))
 	done
 	echo $bad
+}
+
+# prefixes_mismatch_fast DIR SOURCE: the same count, in a fraction of the
+# time under TCG: each size of prefix of SOURCE is hashed once (a fill
+# leaves many files of SOURCE's whole size), a whole SOURCE is read
+# directly, and a part of it through GNU dd's 1 MiB reads (busybox head -c
+# feeds the pipe 4 KiB at a time, 2-3 times slower).
+prefixes_mismatch_fast() {
+	local f size full bad=0
+	local -A want=()
+	full=$(stat -c %s "$2")
+	for f in "$1"/*; do
+		[ -f "$f" ] || continue
+		size=$(stat -c %s "$f")
+		if [ -z "${want[$size]:-}" ]; then
+			if ((size >= full)); then
+				want[$size]=$(sha "$2")
+			else
+				want[$size]=$(dd if="$2" bs=1M count="$size" iflag=count_bytes status=none |
+					sha256sum | cut -d' ' -f1)
+			fi
+		fi
+		[ "$(sha "$f")" = "${want[$size]}" ] || bad=$((bad + 1))
+	done
+	echo $bad
+}
+
+# nonzero_bytes FILE_OR_DEV [BYTES]: how many bytes of it (of its first
+# BYTES) are not zero; 0 means it reads as zeros.  Under TCG this is some
+# ten times faster than hashing it and a stream of zeros to compare with.
+nonzero_bytes() {
+	if [ -n "${2:-}" ]; then
+		echo $(($(dd if="$1" bs=1M count="$2" iflag=count_bytes status=none | tr -d '\000' | wc -c)))
+	else
+		echo $(($(tr -d '\000' <"$1" | wc -c)))
+	fi
 }
 
 # kernel_errors: lines of the kernel log since the mark that mean a guest
