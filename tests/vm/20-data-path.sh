@@ -5,14 +5,17 @@
 . /src/tests/lib/vmtest.sh
 . /src/tests/lib/subvol.sh
 
+# 128 MiB: all of it is hashed, verified or compared several times, at
+# some 20 MB/s under TCG.
+MIB=128
 host_xfs
-backing "$HOST/img" 256
-subvol_create vol "$HOST/img" 256
+backing "$HOST/img" $MIB
+subvol_create vol "$HOST/img" $MIB
 DEV=/dev/mapper/vol
 
 check_eq "logical block size is the host's" 4096 "$(blockdev --getss $DEV)"
 check_eq "physical block size is the host's" 4096 "$(blockdev --getpbsz $DEV)"
-check_eq "size" $((256 << 20)) "$(blockdev --getsize64 $DEV)"
+check_eq "size" $((MIB << 20)) "$(blockdev --getsize64 $DEV)"
 queue=$(queue_dir vol)
 check_eq "discard granularity" 4096 "$(cat "$queue/discard_granularity")"
 check "discards advertised" test "$(cat "$queue/discard_max_bytes")" -gt 0
@@ -25,7 +28,7 @@ check_eq "volatile write cache (flushes are honoured)" "write back" \
 # naming its offset, so misplaced data is caught too.
 fio_job() {
 	fio --name=verify --filename=$DEV --direct=1 --ioengine=libaio \
-		--iodepth=16 --numjobs=4 --size=64M --offset_increment=64M \
+		--iodepth=16 --numjobs=4 --size=$((MIB / 4))M --offset_increment=$((MIB / 4))M \
 		--bsrange=4k-256k --rw=randwrite --randrepeat=1 --randseed=7 \
 		--verify=crc32c --verify_fatal=1 --verify_dump=0 \
 		--group_reporting --output-format=terse "$@" >/tmp/fio.out 2>&1
@@ -34,7 +37,7 @@ check "fio: random writes verify (4 jobs, qd 16)" fio_job
 sum_before=$(sha $DEV)
 
 dmsetup remove vol
-subvol_create vol "$HOST/img" 256
+subvol_create vol "$HOST/img" $MIB
 check "fio: verify only after remove and re-create" fio_job --verify_only
 check_eq "device content after re-create" "$sum_before" "$(sha $DEV)"
 
@@ -44,14 +47,14 @@ check_eq "status field count" 17 "$(dmsetup status vol | awk '{ print NF - 3 }')
 check_eq "status format" 1 "$(status_field vol 0)"
 check_eq "status mode" rw "$(status_field vol 1)"
 check_eq "status block sectors" 8 "$(status_field vol 2)"
-check_eq "status virtual sectors" $((256 * SECTORS_PER_MIB)) "$(status_field vol 3)"
+check_eq "status virtual sectors" $((MIB * SECTORS_PER_MIB)) "$(status_field vol 3)"
 check_eq "status backed sectors = the file's allocation" \
 	"$(stat -c %b "$HOST/img")" "$(status_field vol 4)"
 free_host=$(($(stat -f -c '%a * %S' "$HOST") / 512))
 free_status=$(status_field vol 5)
 check "status host free sectors = statfs ($free_host vs $free_status)" \
 	test $((free_host - free_status)) -le 2048 -a $((free_status - free_host)) -le 2048
-check_eq "table line" "0 $((256 * SECTORS_PER_MIB)) subvol $HOST/img" "$(dmsetup table vol)"
+check_eq "table line" "0 $((MIB * SECTORS_PER_MIB)) subvol $HOST/img" "$(dmsetup table vol)"
 
 # Discard punches holes: the whole device discarded leaves nothing backed.
 alloc_before=$(allocated_bytes "$HOST/img")
@@ -59,8 +62,7 @@ check "blkdiscard" blkdiscard $DEV
 alloc_after=$(allocated_bytes "$HOST/img")
 check "discard freed the backing blocks ($alloc_before -> $alloc_after)" \
 	test "$alloc_after" -lt $((alloc_before / 100))
-check_eq "discarded device reads zeros" "$(head -c $((256 << 20)) /dev/zero | sha256sum | cut -d' ' -f1)" \
-	"$(sha $DEV)"
+check_eq "discarded device reads zeros" 0 "$(nonzero_bytes $DEV)"
 
 # Write-zeroes: a range reads back as zeros.  BLKZEROOUT (blkdiscard -z)
 # asks for no unmapping: the blocks stay allocated on the host.  fallocate
@@ -90,16 +92,16 @@ check_eq "dsync data reads back" "$(sha /tmp/chunk)" \
 
 # ignore_discard: no discards advertised, nothing punched.
 dmsetup remove vol
-subvol_create vol "$HOST/img" 256 ignore_discard
+subvol_create vol "$HOST/img" $MIB ignore_discard
 check_eq "ignore_discard: discard_max_bytes" 0 "$(cat "$queue/discard_max_bytes")"
 check_fails "ignore_discard: blkdiscard refused" blkdiscard $DEV
 check_eq "ignore_discard: table line" \
-	"0 $((256 * SECTORS_PER_MIB)) subvol $HOST/img 1 ignore_discard" "$(dmsetup table vol)"
+	"0 $((MIB * SECTORS_PER_MIB)) subvol $HOST/img 1 ignore_discard" "$(dmsetup table vol)"
 dmsetup remove vol
 
 # Read-only tables refuse writes and change nothing.
 file_sum=$(sha "$HOST/img")
-dmsetup create rovol --readonly --table "0 $((256 * SECTORS_PER_MIB)) subvol $HOST/img"
+dmsetup create rovol --readonly --table "0 $((MIB * SECTORS_PER_MIB)) subvol $HOST/img"
 check_eq "read-only: status mode" ro "$(status_field rovol 1)"
 check_fails "read-only: direct write fails" \
 	dd if=/dev/zero of=/dev/mapper/rovol bs=4k count=1 oflag=direct conv=notrunc status=none
