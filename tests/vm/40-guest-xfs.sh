@@ -16,12 +16,14 @@ check "mkfs discarded the device: only the log and headers are allocated" \
 	test "$(allocated_bytes "$HOST/img")" -lt $((96 << 20))
 check "mount guest XFS" mount $DEV $GUEST
 
-# 24 files of 1-16 MiB from a fixed seed, each fsync'ed.
+# 24 files of 1-16 MiB from a fixed seed, each fsync'ed.  Each starts with
+# its name; dd copies the rest from the source in 1 MiB blocks (a pipe
+# through sed, 4 KiB at a time, took a third of this test under TCG).
 dd if=/dev/urandom of=/tmp/source bs=1M count=16 status=none
 : >/tmp/sums
 for i in $(seq 1 24); do
 	size=$(( (i * 7 % 16 + 1) << 20 ))
-	{ head -c $size /tmp/source | sed "1s/^/file $i /"; } >$GUEST/f$i
+	{ printf 'file %s ' "$i"; dd if=/tmp/source bs=1M count=$size iflag=count_bytes status=none; } >$GUEST/f$i
 	xfs_io -c fsync $GUEST/f$i
 	echo "$(sha $GUEST/f$i) $GUEST/f$i" >>/tmp/sums
 done
@@ -59,7 +61,7 @@ umount $GUEST
 
 # Online discard: deleting alone returns the space.
 check "mount -o discard" mount -o discard $DEV $GUEST
-head -c $((64 << 20)) /dev/urandom >$GUEST/big
+for _ in 1 2 3 4; do cat /tmp/source; done >$GUEST/big
 sync
 alloc_full=$(allocated_bytes "$HOST/img")
 rm $GUEST/big
