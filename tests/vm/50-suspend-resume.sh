@@ -4,9 +4,11 @@
 . /src/tests/lib/vmtest.sh
 . /src/tests/lib/subvol.sh
 
+# 320 MiB (mkfs.xfs refuses less than 300 MB): the device and its clone
+# are hashed whole three times, at some 20 MB/s under TCG.
 host_xfs
-backing "$HOST/img" 512
-subvol_create vol "$HOST/img" 512
+backing "$HOST/img" 320
+subvol_create vol "$HOST/img" 320
 DEV=/dev/mapper/vol
 
 # Suspend and resume while fio writes and verifies.
@@ -38,7 +40,7 @@ check "resume" dmsetup resume vol
 dd if=/dev/urandom of=$DEV bs=1M count=8 oflag=direct status=none
 check_eq "clone has the content at suspend time" "$want" "$(sha "$HOST/snap")"
 check "device differs from the clone after new writes" \
-	test "$(sha $DEV)" != "$want"
+	test "$(sha $DEV $((8 << 20)))" != "$(sha "$HOST/snap" $((8 << 20)))"
 
 # A guest filesystem is frozen by the suspend: its buffered writes are in
 # the clone, and the clone mounts cleanly beside the origin.
@@ -52,7 +54,7 @@ rm -f "$HOST/snap"
 cp --reflink=always "$HOST/img" "$HOST/snap"
 dmsetup resume vol
 echo more >>/mnt/guest/data
-dmsetup create snap --readonly --table "0 $((512 * SECTORS_PER_MIB)) subvol $HOST/snap"
+dmsetup create snap --readonly --table "0 $((320 * SECTORS_PER_MIB)) subvol $HOST/snap"
 check "clone mounts without log recovery" \
 	mount -o ro,nouuid,norecovery /dev/mapper/snap /mnt/clone
 check_eq "unsynced file written before suspend is in the clone" \
@@ -65,23 +67,23 @@ umount /mnt/guest
 dd if=/dev/urandom of=$DEV bs=1M count=4 oflag=direct status=none
 want=$(sha $DEV $((4 << 20)))
 dmsetup suspend vol
-truncate -s 768M "$HOST/img"
+truncate -s 480M "$HOST/img"
 check "reload with a larger length" \
-	dmsetup reload vol --table "0 $((768 * SECTORS_PER_MIB)) subvol $HOST/img"
+	dmsetup reload vol --table "0 $((480 * SECTORS_PER_MIB)) subvol $HOST/img"
 check "resume grown device" dmsetup resume vol
-check_eq "grown size" $((768 << 20)) "$(blockdev --getsize64 $DEV)"
+check_eq "grown size" $((480 << 20)) "$(blockdev --getsize64 $DEV)"
 check_eq "data intact after growing" "$want" "$(sha $DEV $((4 << 20)))"
 check "write to the grown part" \
-	dd if=/dev/urandom of=$DEV bs=1M seek=700 count=4 oflag=direct status=none
+	dd if=/dev/urandom of=$DEV bs=1M seek=440 count=4 oflag=direct status=none
 
 # Cut shorter while suspended: resume refuses, and works once restored.
 dmsetup suspend vol
-truncate -s 700M "$HOST/img"
+truncate -s 440M "$HOST/img"
 kmsg_mark
 check_fails "resume refuses a file shorter than the device" dmsetup resume vol
 check "kernel says why" grep -Eq "subvol: 253:[0-9]+: backing file $HOST/img is .* shorter than the device" \
 	<<<"$(kmsg_since_mark)"
-truncate -s 768M "$HOST/img"
+truncate -s 480M "$HOST/img"
 check "resume after restoring the size" dmsetup resume vol
 check_eq "data intact" "$want" "$(sha $DEV $((4 << 20)))"
 dmsetup remove vol
