@@ -13,8 +13,9 @@ mkfs.xfs -q $DEV
 mount $DEV $G
 fill $G /tmp/source
 check "data fill ended in ENOSPC" grep -q "No space left on device" /tmp/fill.err
-# Give the host 4 MiB back (shrink the first file, trim), for metadata.
-truncate -s $((46 << 20)) $G/f1
+# Give the host 2 MiB back (shrink the first file, trim), for metadata:
+# room for some thousands of operations (an inode chunk of 64 takes 32 KiB).
+truncate -s $((48 << 20)) $G/f1
 fstrim $G
 sync
 kmsg_mark
@@ -27,8 +28,10 @@ while [ $n -lt 100000 ]; do
 		err=$(mkdir $G/m/d$n 2>&1) || break
 	elif ((n % 16 == 1 && n > 1)); then
 		# on the directory just made, and on the file before it
-		err=$(setfattr -n user.n$n -v "$(printf '%0512d' $n)" $G/m/d$((n - 1)) 2>&1) || break
-		err=$(setfattr -n user.n$n -v "$(printf '%0256d' $n)" $G/m/f$((n - 2)) 2>&1) || break
+		printf -v v512 '%0512d' $n
+		printf -v v256 '%0256d' $n
+		err=$(setfattr -n user.n$n -v "$v512" $G/m/d$((n - 1)) 2>&1) || break
+		err=$(setfattr -n user.n$n -v "$v256" $G/m/f$((n - 2)) 2>&1) || break
 	else
 		{ : >$G/m/f$n; } 2>/tmp/err || { err=$(cat /tmp/err); break; }
 	fi
