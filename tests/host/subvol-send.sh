@@ -400,6 +400,7 @@ refused "send --from a volume" 'is a volume, not a snapshot' /dev/null sv send -
 refused "send --from a missing snapshot" 'nosuch' /dev/null sv send --from nosuch src/s2
 check_status "send without a snapshot: usage error" 2 sv send
 check_status "receive without a pool: usage error" 2 sv receive
+check_status "receive --from: usage error (an option of send)" 2 sv receive --from s1 x </dev/null
 if command -v script >/dev/null; then
 	out=$(script -qec "$SUBVOL send src/s1" /dev/null 2>&1)
 	status=$?

@@ -257,8 +257,12 @@ static int put_record(struct writer *w, uint32_t type, uint64_t offset,
 	return plen ? put(w, payload, plen) : 0;
 }
 
-static int send_options(int argc, char **argv, const char **from, bool *sum, bool *quiet)
+/* Options of send (from set) and receive (from NULL). */
+static int stream_options(int argc, char **argv, const char **from, bool *sum,
+			  bool *quiet)
 {
+	const char *cmd = from ? "send" : "receive";
+
 	static const struct option opts[] = {
 		{ "from", required_argument, NULL, 'f' },
 		{ "summary", no_argument, NULL, 's' },
@@ -268,9 +272,12 @@ static int send_options(int argc, char **argv, const char **from, bool *sum, boo
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, from ? "+f:sqh" : "+N:sqh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, from ? "+f:sqh" : "+sqh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
+			/* getopt_long matches --from for receive too. */
+			if (!from)
+				return usage_error(cmd, "--from is an option of send");
 			*from = optarg;
 			break;
 		case 's':
@@ -280,10 +287,10 @@ static int send_options(int argc, char **argv, const char **from, bool *sum, boo
 			*quiet = true;
 			break;
 		case 'h':
-			command_help(from ? "send" : "receive");
+			command_help(cmd);
 			return -1;
 		default:
-			return usage_error(from ? "send" : "receive", NULL);
+			return usage_error(cmd, NULL);
 		}
 	}
 	return 0;
@@ -308,7 +315,7 @@ int cmd_send(int argc, char **argv)
 	size_t i;
 
 	c.start = now_seconds();
-	n = send_options(argc, argv, &from, &sum, &quiet);
+	n = stream_options(argc, argv, &from, &sum, &quiet);
 	if (n)
 		return n < 0 ? 0 : n;
 	if (optind != argc - 1)
@@ -507,7 +514,7 @@ int cmd_receive(int argc, char **argv)
 	int n, r = EXIT_REFUSED;
 
 	c.start = now_seconds();
-	n = send_options(argc, argv, NULL, &sum, &quiet);
+	n = stream_options(argc, argv, NULL, &sum, &quiet);
 	if (n)
 		return n < 0 ? 0 : n;
 	if (optind != argc - 1 && optind != argc - 2)
@@ -617,27 +624,25 @@ int cmd_receive(int argc, char **argv)
 
 	progress_init(&prog, "receive", data_bytes, quiet);
 	for (;;) {
-		EVP_MD_CTX *copy = EVP_MD_CTX_new();
-
-		/* The END record's payload is the hash of what came before it. */
-		if (!copy || !EVP_MD_CTX_copy_ex(copy, rd.sha)) {
-			EVP_MD_CTX_free(copy);
-			errmsg("receive: out of memory");
-			goto out;
-		}
+		/*
+		 * The END record's payload is the hash of what came before it:
+		 * a record header is hashed only once it is known not to be END.
+		 */
+		rd.hashing = false;
 		n = get(&rd, &rec, sizeof(rec));
-		if (n) {
-			EVP_MD_CTX_free(copy);
+		if (n)
 			goto cut;
-		}
+		if (le32toh(rec.type) != STREAM_END)
+			EVP_DigestUpdate(rd.sha, &rec, sizeof(rec));
+		rd.hashing = true;
 		off = le64toh(rec.offset);
 		len = le64toh(rec.length);
 		crc = le32toh(rec.crc);
 		rec.crc = 0;
 		switch (le32toh(rec.type)) {
 		case STREAM_END:
-			EVP_DigestFinal_ex(copy, digest, NULL);
-			EVP_MD_CTX_free(copy);
+			EVP_DigestFinal_ex(rd.sha, digest, NULL);
+			rd.hashing = false;
 			if (get(&rd, buf, SHA256_LEN))
 				goto cut;
 			if (crc32c(crc32c(0, &rec, sizeof(rec)), buf, SHA256_LEN) != crc) {
@@ -660,10 +665,8 @@ int cmd_receive(int argc, char **argv)
 			goto verified;
 		case STREAM_DATA:
 		case STREAM_HOLE:
-			EVP_MD_CTX_free(copy);
 			break;
 		default:
-			EVP_MD_CTX_free(copy);
 			errmsg("receive: record %" PRIu64 " has an unknown type %u (corrupt stream)",
 			       seen + 1, le32toh(rec.type));
 			goto out;
