@@ -137,13 +137,6 @@ out:
 	return r;
 }
 
-static uint32_t pool_block(struct pool *pool)
-{
-	struct statvfs sv;
-
-	return fstatvfs(pool->dirfd, &sv) || !sv.f_bsize ? 4096 : sv.f_bsize;
-}
-
 /* The second volume of diff/send --from: in the first one's pool, or a spec. */
 static int other_volume(struct volume *first, const char *arg, struct pool *pool,
 			struct volume *v)
@@ -187,7 +180,7 @@ int cmd_diff(int argc, char **argv)
 	fb = fa < 0 ? -1 : open_snapshot("diff", &b, false);
 	if (fb < 0)
 		goto out;
-	if (ranges_of("diff", fa, fb, b.meta.size, pool_block(&pa), &l, &c))
+	if (ranges_of("diff", fa, fb, b.meta.size, pool_block_size(&pa), &l, &c))
 		goto out;
 	for (i = 0; i < l.nr; i++)
 		bytes += l.r[i].length;
@@ -341,7 +334,7 @@ int cmd_send(int argc, char **argv)
 		}
 		snprintf(base_name, sizeof(base_name), "%s", base.name);
 	}
-	block = pool_block(&pool);
+	block = pool_block_size(&pool);
 	if (ranges_of("send", bfd, sfd, snap.meta.size, block, &l, &c))
 		goto out;
 	for (i = 0; i < l.nr; i++) {

@@ -14,21 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
 #define MAX_EXTENT_SIZE	(1U << 30)
-
-/* The host's block size: volume sizes are whole blocks of it. */
-static uint64_t host_block(const struct pool *pool)
-{
-	struct statvfs sv;
-
-	if (fstatvfs(pool->dirfd, &sv) || !sv.f_bsize)
-		return 4096;
-	return sv.f_bsize;
-}
 
 static int parse_choice(const char *cmd, const char *opt, const char *val,
 			const char *yes, const char *no, bool *out)
@@ -199,7 +188,7 @@ int cmd_create(int argc, char **argv)
 		errmsg("volume %s/%s: exists already", pool.meta.name, vol.name);
 		goto out;
 	}
-	block = host_block(&pool);
+	block = pool_block_size(&pool);
 	r = check_policies(cmd, &meta, block);
 	if (r)
 		goto out;
@@ -395,7 +384,7 @@ int cmd_resize(int argc, char **argv)
 	old = meta.size;
 	if (*size_arg == '+')
 		size += old;
-	block = host_block(&pool);
+	block = pool_block_size(&pool);
 	if (size % block)
 		size += block - size % block;
 	format_size(size_str, sizeof(size_str), size);

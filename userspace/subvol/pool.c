@@ -19,6 +19,7 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/statvfs.h>
 #include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
@@ -343,6 +344,15 @@ fail:
 	close(pool->dirfd);
 	pool->dirfd = -1;
 	return -1;
+}
+
+uint32_t pool_block_size(const struct pool *pool)
+{
+	struct statvfs sv;
+
+	if (fstatvfs(pool->dirfd, &sv) || !sv.f_bsize)
+		return 4096;
+	return sv.f_bsize;
 }
 
 void pool_close(struct pool *pool)

@@ -94,6 +94,8 @@ int pool_create(const char *path, const char *name);
 int pool_import(const char *path);
 int pool_open(const char *name_or_path, struct pool *pool, bool lock);
 void pool_close(struct pool *pool);
+/* The host's block size: volume sizes and stream records are whole blocks. */
+uint32_t pool_block_size(const struct pool *pool);
 /* Names of the registered pools, sorted; NULL-terminated, malloc'ed. */
 char **pool_registered(void);
 void free_names(char **names);
