@@ -50,15 +50,6 @@ int image_set_extent_size(int fd, uint32_t bytes, char *err, size_t errlen)
 	return 0;
 }
 
-uint32_t image_extent_size(int fd)
-{
-	struct fsxattr fsx;
-
-	if (ioctl(fd, FS_IOC_FSGETXATTR, &fsx) || !(fsx.fsx_xflags & FS_XFLAG_EXTSIZE))
-		return 0;
-	return fsx.fsx_extsize;
-}
-
 int image_clone_from(struct new_image *img, int src_fd)
 {
 	return ioctl(img->fd, FICLONE, src_fd);

@@ -127,7 +127,6 @@ struct new_image {
 
 int image_tmp_open(struct pool *pool, struct new_image *img);
 int image_set_extent_size(int fd, uint32_t bytes, char *err, size_t errlen);
-uint32_t image_extent_size(int fd);
 int image_clone_from(struct new_image *img, int src_fd);
 int image_publish(struct new_image *img, const char *name, bool replace);
 void image_discard(struct new_image *img);
