@@ -138,9 +138,7 @@ int image_new_xfs_uuid(struct new_image *img, char *err, size_t errlen);
 struct dm_info_lite {
 	bool exists;
 	bool suspended;
-	bool read_only;
 	int open_count;
-	uint32_t major, minor;
 };
 
 void dm_setup_logging(void);
