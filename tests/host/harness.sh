@@ -74,13 +74,40 @@ check "vm-run says so" grep -qx 'vm-run: VM stopped before SCRIPT finished' <<<"
 script hang <<<'sleep 600'
 check_status "a timeout makes vm-run exit 124" 124 "$VM_RUN" --timeout 20 "$work/hang.sh"
 
-# (e) usage errors exit 2 without booting anything.
+# (e) --share: what the guest writes there is on the host at once, also
+# when the VM is killed afterwards; --rootfs: an image the guest reads and
+# may write, the writes thrown away; --stock-xfs: Debian's xfs.ko.
+mkdir -p "$work/share" "$work/rootfs"
+echo from-the-image >"$work/rootfs/marker"
+truncate -s 64M "$work/rootfs.img"
+mkfs.ext4 -q -d "$work/rootfs" "$work/rootfs.img"
+script share <<'END'
+mkdir /mnt/r
+mount "$ROOTFS_DEV" /mnt/r
+cat /mnt/r/marker >"$SHARE/seen"
+echo scribbled >/mnt/r/marker
+umount /mnt/r
+modinfo -n xfs >>"$SHARE/seen"
+sync
+sleep 600
+END
+"$VM_RUN" --timeout 40 --share "$work/share" --rootfs "$work/rootfs.img" --stock-xfs "$work/share.sh" >/dev/null 2>&1
+check_eq "--rootfs: the guest reads the image; --share: its write survives the VM being killed" \
+	from-the-image "$(head -n 1 "$work/share/seen" 2>&1)"
+check "--stock-xfs: Debian's xfs.ko, not the patched one" \
+	grep -q '/kernel/fs/xfs/xfs.ko$' <(sed -n 2p "$work/share/seen")
+debugfs -R 'cat /marker' "$work/rootfs.img" 2>/dev/null >"$work/marker-after"
+check_eq "--rootfs: the guest's writes to the image are thrown away" from-the-image "$(cat "$work/marker-after")"
+
+# (f) usage errors exit 2 without booting anything.
 check_status "no SCRIPT: exit 2" 2 "$VM_RUN"
 check_status "unknown option: exit 2" 2 "$VM_RUN" --bogus "$work/exit7.sh"
 check_status "missing SCRIPT file: exit 2" 2 "$VM_RUN" "$work/no-such-script.sh"
 check_status "option without a value: exit 2" 2 "$VM_RUN" --mem
 check_status "non-numeric --mem: exit 2" 2 "$VM_RUN" --mem lots "$work/exit7.sh"
 check_status "bad --disk-size: exit 2" 2 "$VM_RUN" --disk-size 4X "$work/exit7.sh"
+check_status "--share that is not a directory: exit 2" 2 "$VM_RUN" --share "$work/no-such-dir" "$work/exit7.sh"
+check_status "--rootfs that does not exist: exit 2" 2 "$VM_RUN" --rootfs "$work/no-such.img" "$work/exit7.sh"
 check "--help prints usage" grep -q '^usage: scripts/vm-run' <("$VM_RUN" --help)
 
 finish
