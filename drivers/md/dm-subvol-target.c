@@ -354,6 +354,7 @@ static void subvol_status_info(struct subvol_c *sc, char *result,
 {
 	struct subvol_space *space = sc->space;
 	u64 mapped, shared, promised, cow, uncovered, claimed, committed;
+	u64 accounting_errors;
 	unsigned int sz = 0;
 	bool attached;
 	u64 sectors;
@@ -378,6 +379,7 @@ static void subvol_status_info(struct subvol_c *sc, char *result,
 	promised = max_t(s64, space->promised, 0) + space->user_promised;
 	cow = space->cow_reserve;
 	uncovered = space->uncovered;
+	accounting_errors = space->accounting_errors;
 	attached = space->attached;
 	spin_unlock(&space->lock);
 	claimed = 0;
@@ -385,7 +387,7 @@ static void subvol_status_info(struct subvol_c *sc, char *result,
 	if (READ_ONCE(space->pool))
 		subvol_pool_counters(space->pool, &claimed, &committed);
 
-	DMEMIT("%s %s %llu %llu %llu %llu %llu %llu %llu %s %s",
+	DMEMIT("%s %s %llu %llu %llu %llu %llu %llu %llu %s %s %llu",
 	       sc->guarantee ? DM_SUBVOL_GUARANTEE_FULL :
 			       DM_SUBVOL_GUARANTEE_NONE,
 	       sc->no_space_queue ? DM_SUBVOL_NO_SPACE_QUEUE :
@@ -396,7 +398,8 @@ static void subvol_status_info(struct subvol_c *sc, char *result,
 	       subvol_sectors(sc, uncovered),
 	       attached ? DM_SUBVOL_CLIENT_ATTACHED : DM_SUBVOL_CLIENT_NONE,
 	       test_bit(0, &sc->low_water_hit) ? DM_SUBVOL_LOW_WATER_HIT :
-						 DM_SUBVOL_LOW_WATER_OK);
+						 DM_SUBVOL_LOW_WATER_OK,
+	       (unsigned long long)accounting_errors);
 }
 
 /* The features of the table line, as the constructor parsed them. */

@@ -72,7 +72,13 @@ sha() {
 # Fields of the INFO status line (include/uapi/linux/dm-subvol.h).
 F_BACKED=4 F_HOST_FREE=5 F_GUARANTEE=6 F_NO_SPACE=7 F_MAPPED=8 F_SHARED=9
 F_PROMISED=10 F_COW=11 F_CLAIMED=12 F_COMMITTED=13 F_UNCOVERED=14
-F_CLIENT=15 F_LOW_WATER=16
+F_CLIENT=15 F_LOW_WATER=16 F_ACCOUNTING_ERRORS=17
+
+# no_accounting_errors NAME: a check that the device's client never
+# released more than it held promised (status field 17, target 1.2.0).
+no_accounting_errors() {
+	check_eq "$1: no accounting error" 0 "$(status_field "$1" $F_ACCOUNTING_ERRORS)"
+}
 
 # free_bytes DIR: bytes free for an unprivileged writer on DIR's filesystem.
 free_bytes() {

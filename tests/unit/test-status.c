@@ -48,12 +48,22 @@ static void test_status(void)
 	      st.promised_sectors == 22056 && st.cow_reserve_sectors == 64 &&
 	      st.pool_claimed_sectors == 73920 && st.pool_committed_sectors == 22120 &&
 	      st.uncovered_sectors == 3 && st.client_attached && st.low_water_hit);
+	CHECK("status: a 1.1.0 line has no accounting error count",
+	      !st.has_accounting_errors && st.accounting_errors == 0);
+	CHECK("status: a 1.2.0 line parses, with its accounting error count",
+	      subvol_status_parse("1 rw 8 16 8 4 full error 0 0 0 0 0 0 0 none ok 7",
+				  &st, err, sizeof(err)) == 0 &&
+	      st.has_space && st.has_accounting_errors && st.accounting_errors == 7);
+	CHECK("status: non-number accounting error count refused",
+	      subvol_status_parse("1 rw 8 16 8 4 full error 0 0 0 0 0 0 0 none ok x",
+				  &st, err, sizeof(err)) == -1 &&
+	      strstr(err, "accounting error count \"x\""));
 	CHECK("status: words of the other value",
 	      subvol_status_parse("1 ro 8 16 8 4 none error 0 0 0 0 0 0 0 none ok", &st, err,
 				  sizeof(err)) == 0 &&
 	      !st.guarantee && !st.no_space_queue && !st.client_attached && !st.low_water_hit);
 	CHECK("status: fields appended later are ignored",
-	      subvol_status_parse("1 rw 8 16 8 4 full error 0 0 0 0 0 0 0 none ok 99 extra",
+	      subvol_status_parse("1 rw 8 16 8 4 full error 0 0 0 0 0 0 0 none ok 99 extra more",
 				  &st, err, sizeof(err)) == 0 &&
 	      st.host_free_sectors == 4 && st.has_space);
 	CHECK("status: part of the space fields refused",

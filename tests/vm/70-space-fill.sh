@@ -55,5 +55,6 @@ check "writing succeeds again after trimming" \
 	dd if=/tmp/source of=$GUEST/again bs=1M conv=fsync status=none
 check "umount at the end" umount $GUEST
 check_eq "no I/O error in the whole run" "" "$(kernel_errors)"
+no_accounting_errors vol
 dmsetup remove vol
 finish

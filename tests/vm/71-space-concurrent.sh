@@ -38,6 +38,7 @@ check_eq "host writer: no write reached the host without a promise" 0 "$(status_
 guest_checks "host writer" /dev/mapper/vol1 /mnt/g1 /tmp/source
 check_eq "host writer: no I/O error, writeback error or shutdown" "" "$(kernel_errors)"
 umount /mnt/g1
+no_accounting_errors vol1
 dmsetup remove vol1
 rm -rf $HOST/img1 $HOST/filler
 
@@ -65,6 +66,7 @@ check "two volumes: together they wrote at least 85% of the host's free space" \
 check_eq "two volumes: no I/O error, writeback error or shutdown" "" "$(kernel_errors)"
 for i in 1 2; do
 	umount /mnt/g$i
+	no_accounting_errors vol$i
 	dmsetup remove vol$i
 done
 finish

@@ -87,5 +87,6 @@ check_eq "no I/O error in the kernel log" "" "$(kernel_errors)"
 check_eq "nothing is shared any more" 0 "$(status_field vol $F_SHARED)"
 check_eq "the copy-on-write reserve is used up" 0 "$(status_field vol $F_COW)"
 check_eq "the snapshot is unchanged" "$snap_sum" "$(sha $HOST/snap)"
+no_accounting_errors vol
 dmsetup remove vol
 finish

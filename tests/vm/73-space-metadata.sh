@@ -47,5 +47,6 @@ check "xfs_repair -n is clean" xfs_repair -n $DEV
 check "mount again" mount $DEV $G
 check_eq "every entry made is there" "$entries" "$(ls $G/m | wc -l)"
 check "umount at the end" umount $G
+no_accounting_errors vol
 dmsetup remove vol
 finish

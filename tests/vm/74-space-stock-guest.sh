@@ -25,6 +25,7 @@ check "a direct write beyond the host's space fails with ENOSPC" grep -q "No spa
 check_fails "and not with EIO" grep -q "Input/output error" /tmp/err
 check "the device logged the host's ENOSPC" sh -c "dmesg | grep -q 'failed on $HOST/img: -28'"
 check_eq "without a client no write counts as uncovered" 0 "$(status_field vol $F_UNCOVERED)"
+no_accounting_errors vol
 umount $G
 dmsetup remove vol
 rm -f $HOST/img

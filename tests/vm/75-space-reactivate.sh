@@ -67,6 +67,7 @@ check_eq "after delete, trim, reactivation and remount: promises back to the bas
 check "the freed blocks are no longer shared" \
 	test "$(status_field vol $F_SHARED)" -lt $(($(echo $c2 | cut -d' ' -f2) - 100 * 2048))
 check_eq "the reserve covers what is still shared" "$(status_field vol $F_SHARED)" "$(status_field vol $F_COW)"
+no_accounting_errors vol
 umount $G
 dmsetup remove vol
 finish

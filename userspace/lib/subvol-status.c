@@ -67,10 +67,13 @@ static const char *const field_names[DM_SUBVOL_STATUS_NR_FIELDS] = {
 	[DM_SUBVOL_STATUS_UNCOVERED] = "uncovered size",
 	[DM_SUBVOL_STATUS_CLIENT] = "client",
 	[DM_SUBVOL_STATUS_LOW_WATER] = "low-water state",
+	[DM_SUBVOL_STATUS_ACCOUNTING_ERRORS] = "accounting error count",
 };
 
 /* The fields of target version 1.0.0, which every line has. */
 #define STATUS_BASE_FIELDS	(DM_SUBVOL_STATUS_HOST_FREE + 1)
+/* The fields of version 1.1.0: the space fields. */
+#define STATUS_SPACE_FIELDS	(DM_SUBVOL_STATUS_LOW_WATER + 1)
 
 /* A word that must be one of two: sets *value, or fails naming the field. */
 static int parse_choice(char **words, int field, const char *yes,
@@ -101,6 +104,7 @@ int subvol_status_parse(const char *params, struct subvol_status *st,
 		[DM_SUBVOL_STATUS_POOL_CLAIMED] = &st->pool_claimed_sectors,
 		[DM_SUBVOL_STATUS_POOL_COMMITTED] = &st->pool_committed_sectors,
 		[DM_SUBVOL_STATUS_UNCOVERED] = &st->uncovered_sectors,
+		[DM_SUBVOL_STATUS_ACCOUNTING_ERRORS] = &st->accounting_errors,
 	};
 	uint64_t format;
 	char *buf;
@@ -124,12 +128,13 @@ int subvol_status_parse(const char *params, struct subvol_status *st,
 	}
 	st->format = format;
 	if (n < STATUS_BASE_FIELDS ||
-	    (n > STATUS_BASE_FIELDS && n < DM_SUBVOL_STATUS_NR_FIELDS)) {
+	    (n > STATUS_BASE_FIELDS && n < STATUS_SPACE_FIELDS)) {
 		fail(err, errlen, "status: %zu fields, %d or at least %d expected",
-		     n, STATUS_BASE_FIELDS, DM_SUBVOL_STATUS_NR_FIELDS);
+		     n, STATUS_BASE_FIELDS, STATUS_SPACE_FIELDS);
 		goto out;
 	}
-	st->has_space = n >= DM_SUBVOL_STATUS_NR_FIELDS;
+	st->has_space = n >= STATUS_SPACE_FIELDS;
+	st->has_accounting_errors = n > DM_SUBVOL_STATUS_ACCOUNTING_ERRORS;
 
 	if (!strcmp(words[DM_SUBVOL_STATUS_MODE], DM_SUBVOL_MODE_RW)) {
 		st->writable = true;

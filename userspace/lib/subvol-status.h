@@ -33,6 +33,10 @@ struct subvol_status {
 	uint64_t uncovered_sectors;
 	bool client_attached;
 	bool low_water_hit;
+
+	/* From target version 1.2.0 on (has_accounting_errors). */
+	bool has_accounting_errors;
+	uint64_t accounting_errors;
 };
 
 /*

@@ -218,6 +218,9 @@ int cmd_status(int argc, char **argv)
 			STR("client", st.client_attached ? "attached" : "none");
 			STR("low_water", st.low_water_hit ? "low" : "ok");
 		}
+		if (st.has_accounting_errors)
+			f[n++] = (struct field){ "accounting_errors", FIELD_NUMBER,
+						 NULL, st.accounting_errors };
 	} else {
 		SIZE("backed", volume_allocated(&vol));
 		if (!fstatvfs(pool.dirfd, &sv))

@@ -14,7 +14,7 @@
 
 /* Target version, as `dmsetup targets` lists it. */
 #define DM_SUBVOL_VERSION_MAJOR		1
-#define DM_SUBVOL_VERSION_MINOR		1
+#define DM_SUBVOL_VERSION_MINOR		2
 #define DM_SUBVOL_VERSION_PATCH		0
 
 /*
@@ -92,6 +92,8 @@ enum dm_subvol_status_field {
 	DM_SUBVOL_STATUS_UNCOVERED,	/* written to holes without a promise */
 	DM_SUBVOL_STATUS_CLIENT,	/* a DM_SUBVOL_CLIENT_* word */
 	DM_SUBVOL_STATUS_LOW_WATER,	/* a DM_SUBVOL_LOW_WATER_* word */
+	/* Added in version 1.2.0. */
+	DM_SUBVOL_STATUS_ACCOUNTING_ERRORS, /* inconsistent client calls */
 	DM_SUBVOL_STATUS_NR_FIELDS
 };
 
