@@ -12,6 +12,9 @@
 #include <linux/blkdev.h>
 #include <linux/falloc.h>
 #include <linux/file.h>
+#include <linux/fileattr.h>
+#include <linux/magic.h>
+#include <linux/mount.h>
 #include <linux/mutex.h>
 #include <linux/namei.h>
 #include <linux/stat.h>
@@ -240,6 +243,100 @@ void subvol_backing_close(struct subvol_c *sc)
 	mutex_unlock(&subvol_in_use_lock);
 	fput(sc->file);
 	sc->file = NULL;
+}
+
+/*
+ *----------------------------------------------------------------
+ * The host's allocation size
+ *----------------------------------------------------------------
+ *
+ * With guarantee:full a write takes one host block from the pool for each
+ * hole or shared block it writes, so the host must allocate no more than
+ * that.  XFS allocates by hints: an extent size hint rounds every
+ * allocation of the file up to the hint, and a copy-on-write allocates a
+ * whole CoW extent (the cowextsize hint, 32 blocks by default) for one
+ * shared block.  So the backing file may have no extent size hint, and
+ * the target keeps its CoW extent size at one block.  Other host
+ * filesystems allocate by rules the target does not know: they can
+ * only be used without the guarantee.
+ */
+
+/*
+ * Check the backing file's hints, setting the CoW extent size to one
+ * block if it is not.  Sleeps; takes the inode lock.
+ */
+static int subvol_backing_hints(struct subvol_c *sc, char **error)
+{
+	struct file *file = sc->file;
+	struct dentry *dentry = file->f_path.dentry;
+	struct fileattr fa;
+	u32 extsize, projid;
+	int r;
+
+	r = vfs_fileattr_get(dentry, &fa);
+	if (r) {
+		*error = "Cannot read the backing file's allocation hints";
+		return r;
+	}
+	if (fa.fsx_xflags & FS_XFLAG_REALTIME) {
+		*error = "Backing file is on the realtime device: use guarantee:none";
+		return -EINVAL;
+	}
+	if ((fa.fsx_xflags & FS_XFLAG_EXTSIZE) &&
+	    fa.fsx_extsize > sc->block_size) {
+		*error = "Backing file has an extent size hint: clear it or use guarantee:none";
+		return -EINVAL;
+	}
+	if ((fa.fsx_xflags & FS_XFLAG_COWEXTSIZE) &&
+	    fa.fsx_cowextsize == sc->block_size)
+		return 0;
+
+	extsize = fa.fsx_extsize;
+	projid = fa.fsx_projid;
+	fileattr_fill_xflags(&fa, fa.fsx_xflags | FS_XFLAG_COWEXTSIZE);
+	fa.fsx_extsize = extsize;
+	fa.fsx_projid = projid;
+	fa.fsx_cowextsize = sc->block_size;
+	r = mnt_want_write_file(file);
+	if (!r) {
+		r = vfs_fileattr_set(file_mnt_user_ns(file), dentry, &fa);
+		mnt_drop_write_file(file);
+	}
+	if (r)
+		*error = "Cannot set the backing file's CoW extent size to one block";
+	return r;
+}
+
+/*
+ * Before a table with guarantee:full is used: the host must be XFS and
+ * the backing file's hints as above.  Sleeps.
+ */
+int subvol_backing_guarantee_check(struct subvol_c *sc, char **error)
+{
+	if (file_inode(sc->file)->i_sb->s_magic != XFS_SUPER_MAGIC) {
+		*error = "guarantee:full needs an XFS host filesystem: use guarantee:none";
+		return -EINVAL;
+	}
+	sc->hints_checked = jiffies;
+	return subvol_backing_hints(sc, error);
+}
+
+/*
+ * The hints can be changed on the host at any time (xfs_io cowextsize):
+ * writes that allocate check them again, at most once a second, and
+ * restore the CoW extent size.  Process context.
+ */
+void subvol_backing_recheck_hints(struct subvol_c *sc)
+{
+	unsigned long last = READ_ONCE(sc->hints_checked);
+	char *error;
+
+	if (time_before(jiffies, last + HZ) ||
+	    cmpxchg(&sc->hints_checked, last, jiffies) != last)
+		return;
+	if (subvol_backing_hints(sc, &error))
+		DMERR_LIMIT("%s: %s: %s", dm_device_name(sc->md), sc->path,
+			    error);
 }
 
 /*

@@ -18,7 +18,6 @@
 #include "dm-subvol-compat.h"
 
 #include <linux/bio.h>
-#include <linux/delay.h>
 #include <linux/falloc.h>
 #include <linux/sched/mm.h>
 
@@ -39,13 +38,16 @@ static u64 subvol_bio_blocks(struct subvol_c *sc, struct bio *bio)
 	return bio->bi_iter.bi_size >> ilog2(sc->block_size);
 }
 
-static void subvol_write_error_work(struct work_struct *work);
+static void subvol_rw_error_work(struct work_struct *work);
 
-/* A write is over: the loose space it was given is used or free again. */
-static void subvol_write_done(struct subvol_io *io)
+/*
+ * A write is over: the loose space it was given is used (@written) or
+ * free again.
+ */
+static void subvol_write_done(struct subvol_io *io, bool written)
 {
 	if (io->change.used)
-		subvol_pool_used(io->sc->space->pool, io->change.used);
+		subvol_pool_used(io->sc->space->pool, io->change.used, written);
 }
 
 /*
@@ -97,26 +99,48 @@ static void subvol_io_end(struct subvol_io *io, struct bio *bio, long ret)
 
 /*
  * ->ki_complete: may run in interrupt context.  A failed write needs its
- * accounting undone, and may be retried, both of which sleep.
+ * accounting undone, and either may be retried, all of which sleeps.
  */
 static void subvol_rw_complete(struct kiocb *iocb, long ret)
 {
 	struct subvol_io *io = container_of(iocb, struct subvol_io, iocb);
 	struct bio *bio = dm_bio_from_per_bio_data(io, sizeof(*io));
+	bool write = op_is_write(bio_op(bio));
 
+	if (write)
+		kiocb_end_write(iocb);
 	/* The table checked the file's size, so a short transfer is an error. */
 	if (ret >= 0 && ret != bio->bi_iter.bi_size)
 		ret = -EIO;
-	if (op_is_write(bio_op(bio))) {
-		if (unlikely(ret < 0)) {
-			io->error = ret;
-			INIT_WORK(&io->work, subvol_write_error_work);
-			queue_work(io->sc->wq, &io->work);
-			return;
-		}
-		subvol_write_done(io);
+	if (unlikely(ret < 0) &&
+	    (write || ret == -ENOMEM || ret == -EAGAIN)) {
+		io->error = ret;
+		INIT_WORK(&io->work, subvol_rw_error_work);
+		queue_work(io->sc->wq, &io->work);
+		return;
 	}
+	if (write)
+		subvol_write_done(io, true);
 	subvol_io_end(io, bio, ret);
+}
+
+static void subvol_io_hold(struct subvol_io *io, unsigned long deadline);
+
+/*
+ * Freeze protection of the host for a write, held until it completes, as
+ * aio holds it (kiocb_start_write()): a frozen host gets no writes.  A
+ * write that finds the host frozen is held and retried, so that it does
+ * not block the reads and writes queued behind it.
+ */
+static bool subvol_start_write(struct subvol_io *io)
+{
+	struct super_block *sb = file_inode(io->sc->file)->i_sb;
+
+	if (!sb_start_write_trylock(sb))
+		return false;
+	/* As kiocb_start_write(): the completion releases it. */
+	__sb_writers_release(sb, SB_FREEZE_WRITE);
+	return true;
 }
 
 static void subvol_rw(struct subvol_io *io, struct bio *bio)
@@ -148,10 +172,15 @@ static void subvol_rw(struct subvol_io *io, struct bio *bio)
 	if (bio->bi_opf & REQ_FUA)
 		io->iocb.ki_flags |= IOCB_DSYNC;
 
-	if (dir == ITER_SOURCE)
+	if (dir == ITER_SOURCE) {
+		if (!subvol_start_write(io)) {
+			subvol_io_hold(io, 0);
+			return;
+		}
 		ret = vfs_iocb_iter_write(file, &io->iocb, &to);
-	else
+	} else {
 		ret = vfs_iocb_iter_read(file, &io->iocb, &to);
+	}
 
 	/* Unless queued, the host completed or refused it and will not call. */
 	if (ret != -EIOCBQUEUED)
@@ -184,10 +213,10 @@ static void subvol_write(struct subvol_io *io, struct bio *bio)
 	}
 	subvol_space_write_begin(sc->space, subvol_bio_block(sc, bio),
 				 subvol_bio_blocks(sc, bio), &io->change);
-	io->retries = 0;
-	io->deadline = 0;
 	if (io->change.holes)
 		subvol_check_low_water(sc);
+	if ((io->change.holes || io->change.shared) && sc->guarantee)
+		subvol_backing_recheck_hints(sc);
 	subvol_rw(io, bio);
 }
 
@@ -202,46 +231,56 @@ static void subvol_write_fail(struct subvol_io *io, struct bio *bio, long ret)
 {
 	struct subvol_c *sc = io->sc;
 
-	subvol_write_done(io);
+	subvol_write_done(io, false);
 	subvol_space_write_failed(sc->space, subvol_bio_block(sc, bio),
 				  subvol_bio_blocks(sc, bio), &io->change);
 	subvol_io_end(io, bio, ret);
 }
 
+/* Give up on a read or write that failed with @ret. */
+static void subvol_rw_fail(struct subvol_io *io, struct bio *bio, long ret)
+{
+	if (op_is_write(bio_op(bio)))
+		subvol_write_fail(io, bio, ret);
+	else
+		subvol_io_end(io, bio, ret);
+}
+
 /*
- * Hold a write the host had no space for, to retry until its deadline:
- * the no-space policy "queue", for writes no promise covered.
+ * Hold a read or write, to retry it every quarter of a second until it
+ * succeeds or its deadline passes (none if 0).
  */
-static void subvol_write_hold(struct subvol_io *io)
+static void subvol_io_hold(struct subvol_io *io, unsigned long deadline)
 {
 	struct subvol_c *sc = io->sc;
 
-	if (!io->deadline)
-		io->deadline = jiffies + sc->no_space_timeout * HZ;
+	io->deadline = deadline;
 	if (llist_add(&io->node, &sc->held))
 		queue_delayed_work(sc->wq, &sc->held_work, HZ / 4);
 }
 
-/* A promise could not be kept: say what the pool held. */
-static void subvol_log_no_room(struct subvol_io *io, u64 covered)
+/* A promise cannot be kept yet: say so, and what the pool holds. */
+static void subvol_log_held(struct subvol_io *io)
 {
 	struct subvol_c *sc = io->sc;
 	u64 claimed, committed;
 
 	subvol_pool_counters(sc->space->pool, &claimed, &committed);
-	DMERR_LIMIT("%s: host full for %llu promised blocks, %u retries (pool %llu/%llu)",
-		    dm_device_name(sc->md), covered, io->retries, committed,
-		    claimed);
+	DMWARN_LIMIT("%s: host full: holding promised writes (pool: %llu promised, %llu claimed)",
+		     dm_device_name(sc->md), committed, claimed);
 }
 
 /*
- * A write failed.  Out of host space with a promise behind it means that
- * a writer outside the pool took the space we had released for it, or
- * that the host lent it to other writes in flight: have the pool release
- * more and try again, waiting longer each time.  Without a promise, the no-space
- * policy decides.  Process context.
+ * A host call failed.  Out of memory (or EAGAIN) is the host's passing
+ * state, not a broken disk: retry for a while.  Out of host space with a
+ * promise behind the write means that a writer outside the pool took the
+ * space released for it, or that the host lent it to other writes in
+ * flight: have the pool count what is left and release more, retry at
+ * once, then keep retrying; the promise is in the pool's claim, and the
+ * write must not fail.  Without a promise, the no-space policy decides.
+ * Process context.
  */
-static void subvol_write_error_work(struct work_struct *work)
+static void subvol_rw_error_work(struct work_struct *work)
 {
 	struct subvol_io *io = container_of(work, struct subvol_io, work);
 	struct bio *bio = dm_bio_from_per_bio_data(io, sizeof(*io));
@@ -250,37 +289,43 @@ static void subvol_write_error_work(struct work_struct *work)
 	long ret = io->error;
 
 	noio_flags = memalloc_noio_save();
-	if (ret == -ENOSPC || ret == -EDQUOT) {
-		u64 covered = subvol_change_covered(&io->change);
-
-		if (covered && READ_ONCE(sc->space->guarantee) &&
-		    io->retries < SUBVOL_NOSPC_RETRIES) {
-			subvol_pool_make_room(sc->space->pool, covered);
-			/*
-			 * The host reserves more than a write uses, for its
-			 * extent tree: with many writes in flight the space is
-			 * there, but lent out.  Let them finish.
-			 */
-			if (io->retries)
-				msleep(min(10U << io->retries, 500U));
-			io->retries++;
-			subvol_rw(io, bio);
+	if (ret == -ENOMEM || ret == -EAGAIN) {
+		if (!io->deadline)
+			io->deadline = jiffies + SUBVOL_TRANSIENT_TIMEOUT;
+		if (time_before(jiffies, io->deadline)) {
+			subvol_io_hold(io, io->deadline);
 			goto out;
 		}
-		if (sc->no_space_queue &&
-		    (!io->deadline || time_before(jiffies, io->deadline))) {
-			subvol_write_hold(io);
+	} else if (op_is_write(bio_op(bio)) &&
+		   (ret == -ENOSPC || ret == -EDQUOT)) {
+		if (subvol_change_covered(&io->change) &&
+		    READ_ONCE(sc->space->guarantee)) {
+			subvol_pool_lost(sc->space->pool);
+			if (!io->retries++) {
+				subvol_rw(io, bio);
+				goto out;
+			}
+			if (io->retries == 2)
+				subvol_log_held(io);
+			subvol_io_hold(io, 0);
 			goto out;
 		}
-		if (covered && READ_ONCE(sc->space->guarantee))
-			subvol_log_no_room(io, covered);
+		if (sc->no_space_queue) {
+			if (!io->deadline)
+				io->deadline = jiffies +
+					       sc->no_space_timeout * HZ;
+			if (time_before(jiffies, io->deadline)) {
+				subvol_io_hold(io, io->deadline);
+				goto out;
+			}
+		}
 	}
-	subvol_write_fail(io, bio, ret);
+	subvol_rw_fail(io, bio, ret);
 out:
 	memalloc_noio_restore(noio_flags);
 }
 
-/* Retry the held writes; fail those whose time is up.  Process context. */
+/* Retry the held requests; fail those whose time is up.  Process context. */
 static void subvol_held_work(struct work_struct *work)
 {
 	struct subvol_c *sc = container_of(to_delayed_work(work),
@@ -291,11 +336,14 @@ static void subvol_held_work(struct work_struct *work)
 
 	noio_flags = memalloc_noio_save();
 	batch = llist_reverse_order(llist_del_all(&sc->held));
+	/* The space lost since the last round, once for all of them. */
+	if (batch && READ_ONCE(sc->space->guarantee))
+		subvol_pool_lost(sc->space->pool);
 	llist_for_each_entry_safe(io, next, batch, node) {
 		struct bio *bio = dm_bio_from_per_bio_data(io, sizeof(*io));
 
-		if (time_after_eq(jiffies, io->deadline))
-			subvol_write_fail(io, bio, -ENOSPC);
+		if (io->deadline && time_after_eq(jiffies, io->deadline))
+			subvol_rw_fail(io, bio, io->error);
 		else
 			subvol_rw(io, bio);
 	}
@@ -321,7 +369,7 @@ static void subvol_fallocate(struct subvol_io *io, struct bio *bio, int mode)
 			  subvol_bio_pos(sc, bio), bio->bi_iter.bi_size);
 
 	if (mode == FALLOC_FL_ZERO_RANGE) {
-		subvol_write_done(io);
+		subvol_write_done(io, !r);
 		if (r)
 			subvol_space_write_failed(sc->space, block, nr,
 						  &io->change);
@@ -406,6 +454,8 @@ int subvol_io_map(struct subvol_c *sc, struct bio *bio)
 		return DM_MAPIO_KILL;
 	}
 	io->sc = sc;
+	io->retries = 0;
+	io->deadline = 0;
 
 	/*
 	 * Flushes, discards and write-zeroes are synchronous host calls that

@@ -8,15 +8,23 @@
  * Free space that statfs reports is not ours: any process on the host can
  * take it.  So a promise is backed by blocks really allocated, to a
  * hidden reserve file of the pool.  Just before our writes need new host
- * blocks, the pool truncates a chunk off that file ("loose" space); the
- * writes then find free blocks on the host.  A chunk that another host
- * writer takes first makes our write fail with ENOSPC; the data path then
- * asks for more room (subvol_pool_make_room()) and retries.  The margin
- * kept above the promises pays for such losses.
+ * blocks, the pool truncates what they may allocate off that file
+ * ("loose" space); the writes then find free blocks on the host.  A
+ * writer outside the pool may take loose space first, or the host may
+ * give it to its own reserve pool: our write then fails with ENOSPC, the
+ * pool learns from statfs how much loose space is really left, releases
+ * more and the write is retried, for as long as it takes (see
+ * subvol_pool_lost()).  The margin kept above the promises pays for such
+ * losses; loose space is released in small steps, so that little of it is
+ * ever exposed.
  *
- * Claims and releases are file operations that sleep, so they are done in
- * chunks by a work item (balance), off the path of every I/O; only a
- * write that finds no loose space left releases a chunk itself.
+ * A write in flight may need more host blocks than it writes, for the
+ * host's transaction reservations (extent and refcount btree splits);
+ * those come back when the transaction commits, so loose space covers
+ * them too, while the write is in flight.
+ *
+ * Claims are file operations that sleep, so they are done in chunks by a
+ * work item (balance), off the path of every I/O.
  */
 
 #include "dm-subvol.h"
@@ -28,6 +36,7 @@
 #include <linux/namei.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
+#include <linux/statfs.h>
 
 /* Pools by host superblock, under subvol_pools_lock. */
 static DEFINE_MUTEX(subvol_pools_lock);
@@ -35,6 +44,18 @@ static LIST_HEAD(subvol_pools);
 
 /* Claims that found the host full are not retried more often. */
 #define SUBVOL_POOL_GROW_BACKOFF	(HZ / 10)
+
+/* Loose space is released in steps of this much. */
+#define SUBVOL_POOL_RELEASE_BYTES	(256U << 10)
+
+/*
+ * Host blocks a write in flight may reserve beyond the blocks it writes:
+ * XFS reserves for a worst-case extent btree split in each of the two
+ * transactions of a direct write (allocation and conversion, or CoW and
+ * remap), one after the other: XFS_DIOSTRAT_SPACE_RES() is 5 blocks of 4
+ * KiB for a file of a few TiB; rounded up.
+ */
+#define SUBVOL_POOL_WRITE_OVERHEAD_BYTES (32U << 10)
 
 static loff_t subvol_pool_bytes(struct subvol_pool *pool, u64 blocks)
 {
@@ -78,92 +99,110 @@ void subvol_pool_counters(struct subvol_pool *pool, u64 *claimed,
 	spin_unlock_irqrestore(&pool->lock, flags);
 }
 
+/* Free blocks on the host for ordinary writers, as statfs has them. */
+static u64 subvol_pool_host_free(struct subvol_pool *pool)
+{
+	struct kstatfs st;
+
+	if (vfs_statfs(&pool->reserve->f_path, &st))
+		return 0;
+	return st.f_bavail * (st.f_bsize >> pool->block_shift);
+}
+
 /*
- * Allocate up to @blocks more to the reserve file, halving the request
- * while the host is out of space.  Returns the blocks claimed.
+ * Allocate up to @blocks more to the reserve file, a chunk at a time, and
+ * only what the host has free: a claim must not fill the host on its way
+ * to failing, which would fail other writers meanwhile.  Returns the
+ * blocks claimed.  Called with resize_lock held.
  */
-static u64 subvol_pool_grow(struct subvol_pool *pool, u64 blocks)
+static u64 subvol_pool_grow_locked(struct subvol_pool *pool, u64 blocks)
 {
 	unsigned long flags;
+	u64 got = 0, free;
+
+	lockdep_assert_held(&pool->resize_lock);
+	/* What is free beyond our loose space, which our writes will take. */
+	free = subvol_pool_host_free(pool);
+	spin_lock_irqsave(&pool->lock, flags);
+	free -= min(free, pool->loose);
+	spin_unlock_irqrestore(&pool->lock, flags);
+	blocks = min(blocks, free);
+	while (got < blocks) {
+		loff_t top = subvol_pool_bytes(pool, pool->claimed);
+		u64 step = min(blocks - got, pool->chunk);
+		int r;
+
+		r = vfs_fallocate(pool->reserve, 0, top,
+				  subvol_pool_bytes(pool, step));
+		if (r) {
+			/* A failed fallocate may leave part of it allocated. */
+			vfs_truncate(&pool->reserve->f_path, top);
+			if (r != -ENOSPC && r != -EDQUOT)
+				DMERR_LIMIT("cannot claim space on %s: %d",
+					    pool->sb->s_id, r);
+			break;
+		}
+		spin_lock_irqsave(&pool->lock, flags);
+		pool->claimed += step;
+		spin_unlock_irqrestore(&pool->lock, flags);
+		got += step;
+	}
+	if (got < blocks || !blocks)
+		WRITE_ONCE(pool->grow_failed, jiffies);
+	return got;
+}
+
+static u64 subvol_pool_grow(struct subvol_pool *pool, u64 blocks)
+{
 	unsigned int noio_flags;
-	u64 got = 0;
+	u64 got;
 
 	noio_flags = memalloc_noio_save();
 	mutex_lock(&pool->resize_lock);
-	while (blocks) {
-		loff_t top = subvol_pool_bytes(pool, pool->claimed);
-		loff_t len = subvol_pool_bytes(pool, blocks);
-		int r;
-
-		r = vfs_fallocate(pool->reserve, 0, top, len);
-		if (!r) {
-			spin_lock_irqsave(&pool->lock, flags);
-			pool->claimed += blocks;
-			spin_unlock_irqrestore(&pool->lock, flags);
-			got += blocks;
-			break;
-		}
-		/* A failed fallocate may leave part of the range allocated. */
-		vfs_truncate(&pool->reserve->f_path, top);
-		if (r != -ENOSPC && r != -EDQUOT) {
-			pr_err_ratelimited(DM_NAME ": " DM_MSG_PREFIX
-					   ": cannot claim space on %s: %d\n",
-					   pool->sb->s_id, r);
-			break;
-		}
-		blocks >>= 1;
-	}
-	if (!got)
-		WRITE_ONCE(pool->grow_failed, jiffies);
+	got = subvol_pool_grow_locked(pool, blocks);
 	mutex_unlock(&pool->resize_lock);
 	memalloc_noio_restore(noio_flags);
 	return got;
 }
 
 /*
- * Give back up to @blocks of claimed space that no promise needs: to the
- * host, or as loose space (@loose) for our writes.  Returns the blocks
- * released.
+ * Truncate the reserve file down to the claim.  Truncate, not punch: a
+ * punch reserves blocks for the extent tree and fails with ENOSPC on a
+ * full host, which is when we need it.  Called with resize_lock held.
  */
-static u64 subvol_pool_shrink(struct subvol_pool *pool, u64 blocks,
-			      bool loose)
+static void subvol_pool_truncate(struct subvol_pool *pool)
+{
+	int r;
+
+	lockdep_assert_held(&pool->resize_lock);
+	r = vfs_truncate(&pool->reserve->f_path,
+			 subvol_pool_bytes(pool, READ_ONCE(pool->claimed)));
+	/* Blocks left allocated only make the claim look smaller. */
+	if (r)
+		DMERR_LIMIT("cannot release space on %s: %d", pool->sb->s_id,
+			    r);
+}
+
+/* Give up to @blocks of claimed space that no promise needs to the host. */
+static void subvol_pool_shrink(struct subvol_pool *pool, u64 blocks)
 {
 	unsigned long flags;
 	unsigned int noio_flags;
 	u64 held;
-	loff_t top;
-	int r;
 
 	noio_flags = memalloc_noio_save();
 	mutex_lock(&pool->resize_lock);
 	spin_lock_irqsave(&pool->lock, flags);
 	held = subvol_pool_held(pool);
-	if (!loose)
-		blocks = min(blocks, held > pool->committed ?
-			     held - pool->committed : 0);
-	blocks = min(blocks, pool->claimed);
+	blocks = min3(blocks, held > pool->committed ?
+		      held - pool->committed : 0, pool->claimed);
 	/* Lower the claim first: a new promise must not count on it. */
 	pool->claimed -= blocks;
-	if (loose)
-		pool->loose += blocks;
 	spin_unlock_irqrestore(&pool->lock, flags);
-	top = subvol_pool_bytes(pool, pool->claimed);
-
-	/*
-	 * Truncate, not punch: a punch reserves blocks for the extent tree
-	 * and fails with ENOSPC on a full host, which is when we need it.
-	 */
-	if (blocks) {
-		r = vfs_truncate(&pool->reserve->f_path, top);
-		/* Blocks left allocated only make the claim look smaller. */
-		if (r)
-			pr_err_ratelimited(DM_NAME ": " DM_MSG_PREFIX
-					   ": cannot release space on %s: %d\n",
-					   pool->sb->s_id, r);
-	}
+	if (blocks)
+		subvol_pool_truncate(pool);
 	mutex_unlock(&pool->resize_lock);
 	memalloc_noio_restore(noio_flags);
-	return blocks;
 }
 
 /*
@@ -177,16 +216,19 @@ static void subvol_pool_balance(struct work_struct *work)
 	unsigned long flags;
 	struct subvol_pool *pool = container_of(work, struct subvol_pool,
 						balance);
-	u64 headroom, grow = 0, shrink = 0;
+	u64 headroom, host_free, grow = 0, shrink = 0;
 	bool backoff;
 
+	host_free = subvol_pool_host_free(pool);
 	spin_lock_irqsave(&pool->lock, flags);
 	/*
 	 * Loose space no write is waiting for is just free host space, which
 	 * a writer outside the pool may have taken: claim it anew, if needed.
+	 * And loose space is never more than the host has free.
 	 */
 	if (!pool->inflight)
 		pool->loose = 0;
+	pool->loose = min(pool->loose, host_free);
 	headroom = subvol_pool_headroom_locked(pool);
 	backoff = time_before(jiffies, READ_ONCE(pool->grow_failed) +
 			      SUBVOL_POOL_GROW_BACKOFF);
@@ -202,7 +244,7 @@ static void subvol_pool_balance(struct work_struct *work)
 	if (grow)
 		subvol_pool_grow(pool, grow);
 	else if (shrink)
-		subvol_pool_shrink(pool, shrink, false);
+		subvol_pool_shrink(pool, shrink);
 }
 
 static void subvol_pool_kick(struct subvol_pool *pool)
@@ -300,57 +342,102 @@ void subvol_pool_uncommit(struct subvol_pool *pool, u64 blocks)
 }
 
 /*
- * Our writes are about to allocate @blocks on the host for promises that
+ * Make loose space cover what the writes in flight may allocate, taking
+ * it off the claim, in steps of release_step unless @exact.  Decided and
+ * done under resize_lock, so that writers racing here release once for
+ * their common need, not once each.  The claim may go below what is
+ * committed: the writes in flight are promises being kept, and the pool
+ * is then short until balance claims again.  Returns the blocks
+ * released.  Process context.
+ */
+static u64 subvol_pool_cover(struct subvol_pool *pool, bool exact)
+{
+	unsigned long flags;
+	unsigned int noio_flags;
+	u64 need;
+
+	noio_flags = memalloc_noio_save();
+	mutex_lock(&pool->resize_lock);
+	spin_lock_irqsave(&pool->lock, flags);
+	need = pool->inflight > pool->loose ? pool->inflight - pool->loose : 0;
+	if (need) {
+		if (!exact)
+			need = max(need, pool->release_step);
+		need = min(need, pool->claimed);
+		pool->claimed -= need;
+		pool->loose += need;
+	}
+	spin_unlock_irqrestore(&pool->lock, flags);
+	if (need)
+		subvol_pool_truncate(pool);
+	mutex_unlock(&pool->resize_lock);
+	memalloc_noio_restore(noio_flags);
+	return need;
+}
+
+/* Blocks a write of @blocks may need on the host while in flight. */
+static u64 subvol_pool_write_need(struct subvol_pool *pool, u64 blocks)
+{
+	return blocks + pool->write_overhead;
+}
+
+/*
+ * A write is about to allocate @blocks on the host for promises that
  * subvol_pool_uncommit() has just given up: make sure loose space is
- * there for them, releasing a chunk of the reserve file if not.  The
- * blocks stay loose until subvol_pool_used().  Process context.
+ * there for them and for the write's transactions, until
+ * subvol_pool_used().  Process context.
  */
 void subvol_pool_use(struct subvol_pool *pool, u64 blocks)
 {
 	unsigned long flags;
-	u64 need = 0;
+	bool short_of_loose;
 
 	spin_lock_irqsave(&pool->lock, flags);
-	pool->inflight += blocks;
-	if (pool->loose < pool->inflight)
-		need = pool->inflight - pool->loose;
+	pool->inflight += subvol_pool_write_need(pool, blocks);
+	short_of_loose = pool->loose < pool->inflight;
 	spin_unlock_irqrestore(&pool->lock, flags);
 
-	if (need)
-		subvol_pool_shrink(pool, max(need, pool->chunk), true);
-}
-
-/* The writes of subvol_pool_use() are done: allocated, or given up. */
-void subvol_pool_used(struct subvol_pool *pool, u64 blocks)
-{
-	unsigned long flags;
-
-	spin_lock_irqsave(&pool->lock, flags);
-	pool->inflight -= min(blocks, pool->inflight);
-	pool->loose -= min(blocks, pool->loose);
-	spin_unlock_irqrestore(&pool->lock, flags);
-	subvol_pool_kick(pool);
+	if (short_of_loose)
+		subvol_pool_cover(pool, false);
 }
 
 /*
- * A write of ours found the host full: a writer outside the pool took our
- * loose space, or the host lent it to other writes.  Release more of the
- * claim, as loose space, down into the margin if need be.  Returns 0 if
- * some space was released, -ENOSPC if none is left.
+ * The write of subvol_pool_use() is over: if @written, the host allocated
+ * its blocks out of loose space; the rest of what it reserved is free
+ * again, and still loose.  Any context.
  */
-int subvol_pool_make_room(struct subvol_pool *pool, u64 blocks)
+void subvol_pool_used(struct subvol_pool *pool, u64 blocks, bool written)
 {
 	unsigned long flags;
-	u64 got, surplus;
 
 	spin_lock_irqsave(&pool->lock, flags);
-	surplus = subvol_pool_held(pool) > pool->committed ?
-		  subvol_pool_held(pool) - pool->committed : 0;
+	pool->inflight -= min(subvol_pool_write_need(pool, blocks),
+			      pool->inflight);
+	if (written)
+		pool->loose -= min(blocks, pool->loose);
 	spin_unlock_irqrestore(&pool->lock, flags);
-	got = subvol_pool_shrink(pool, min(max(blocks, pool->chunk), surplus),
-				 true);
+}
+
+/*
+ * A write of ours found the host full: a writer outside the pool took
+ * loose space, or the host gave it to its own reserve pool, or lent it
+ * to the transactions of other writes in flight.  Count as loose only
+ * what the host still has free, and release more for the writes in
+ * flight, no more than they need: what is released now is what a writer
+ * racing us for the host's last blocks may take next.  The write is then
+ * retried, for as long as it takes: its promise was kept in the pool's
+ * claim.  Process context.
+ */
+void subvol_pool_lost(struct subvol_pool *pool)
+{
+	u64 host_free = subvol_pool_host_free(pool);
+	unsigned long flags;
+
+	spin_lock_irqsave(&pool->lock, flags);
+	pool->loose = min(pool->loose, host_free);
+	spin_unlock_irqrestore(&pool->lock, flags);
+	subvol_pool_cover(pool, true);
 	subvol_pool_kick(pool);
-	return got ? 0 : -ENOSPC;
 }
 
 /*
@@ -392,6 +479,8 @@ static struct subvol_pool *subvol_pool_create(struct file *backing,
 	pool->sb = file_inode(backing)->i_sb;
 	pool->block_shift = shift;
 	pool->chunk = SUBVOL_POOL_CHUNK_BYTES >> shift;
+	pool->release_step = SUBVOL_POOL_RELEASE_BYTES >> shift;
+	pool->write_overhead = SUBVOL_POOL_WRITE_OVERHEAD_BYTES >> shift;
 	spin_lock_init(&pool->lock);
 	mutex_init(&pool->resize_lock);
 	INIT_WORK(&pool->balance, subvol_pool_balance);

@@ -39,8 +39,9 @@
  *
  * Locking: @lock protects @claimed, @committed, @loose and @inflight, and
  * is taken inside a volume's lock, with interrupts off: write completions
- * update @loose and @inflight in any context.  @resize_lock serialises changes to the reserve
- * file and is never taken under a spinlock.  The reserve file's blocks
+ * update @loose and @inflight in any context.  @resize_lock serialises
+ * changes to the reserve file, and the decisions that lead to them; it is
+ * never taken under a spinlock.  The reserve file's blocks
  * [0, @claimed) are allocated and it is that long, so the file is a
  * stack: a claim allocates at its top, a release truncates it.
  */
@@ -51,14 +52,18 @@ struct subvol_pool {
 	struct file *reserve;
 	unsigned int block_shift;
 	u64 chunk;			/* SUBVOL_POOL_CHUNK_BYTES in blocks */
+	u64 release_step;		/* loose space is released by this */
+	u64 write_overhead;		/* host blocks a write may reserve */
 
 	spinlock_t lock;		/* the counters below */
 	u64 claimed;			/* blocks allocated to the reserve file */
 	u64 committed;			/* blocks promised to volumes */
 	/*
 	 * Released from the reserve file for our writes and not allocated
-	 * by them yet (@inflight of it by writes under way): still ours,
-	 * as far as claims go, so that balance does not take it back.
+	 * by them yet: still ours, as far as claims go, so that balance does
+	 * not take it back.  @inflight is what the writes under way may
+	 * allocate (their blocks and their transactions' reservations),
+	 * which loose space must cover.
 	 */
 	u64 loose;
 	u64 inflight;
@@ -130,8 +135,8 @@ int subvol_pool_commit(struct subvol_pool *pool, u64 blocks);
 void subvol_pool_force_commit(struct subvol_pool *pool, u64 blocks);
 void subvol_pool_uncommit(struct subvol_pool *pool, u64 blocks);
 void subvol_pool_use(struct subvol_pool *pool, u64 blocks);
-void subvol_pool_used(struct subvol_pool *pool, u64 blocks);
-int subvol_pool_make_room(struct subvol_pool *pool, u64 blocks);
+void subvol_pool_used(struct subvol_pool *pool, u64 blocks, bool written);
+void subvol_pool_lost(struct subvol_pool *pool);
 u64 subvol_pool_headroom(struct subvol_pool *pool);
 void subvol_pool_counters(struct subvol_pool *pool, u64 *claimed,
 			  u64 *committed);

@@ -212,6 +212,12 @@ static int subvol_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	if (r)
 		goto bad_free;
 
+	if (sc->guarantee && sc->writable) {
+		r = subvol_backing_guarantee_check(sc, &ti->error);
+		if (r)
+			goto bad_close;
+	}
+
 	r = subvol_io_init(sc);
 	if (r) {
 		ti->error = "Cannot allocate I/O queues";
@@ -293,6 +299,16 @@ static int subvol_preresume(struct dm_target *ti)
 	r = subvol_backing_check_size(sc);
 	if (r)
 		return r;
+	if (sc->guarantee && sc->writable) {
+		char *error;
+
+		r = subvol_backing_guarantee_check(sc, &error);
+		if (r) {
+			DMERR("%s: %s: %s", dm_device_name(sc->md), sc->path,
+			      error);
+			return r;
+		}
+	}
 	/* The constructor switched the guarantee on; off waits for now. */
 	if (!sc->guarantee || !sc->writable)
 		subvol_space_set_guarantee(sc->space, false);

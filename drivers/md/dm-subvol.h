@@ -30,9 +30,9 @@
  *
  * Locking: every field is set by the constructor and read-only afterwards,
  * except in_use, which belongs to subvol_in_use_lock (dm-subvol-backing.c),
- * the held queue, which is lock-free, and low_water_hit and
- * low_water_checked, which only the workqueue's items change, with atomic
- * bit operations and plain stores that may race harmlessly.  So ->map,
+ * the held queue, which is lock-free, and low_water_hit, low_water_checked
+ * and hints_checked, which only the workqueue's items change, with atomic
+ * operations and plain stores that may race harmlessly.  So ->map,
  * ->status and I/O completions, which run concurrently, need no lock of
  * their own; the host filesystem serialises access to the file, and the
  * space accounting has its own locks (dm-subvol-space.h).
@@ -64,6 +64,7 @@ struct subvol_c {
 	struct delayed_work held_work;
 
 	unsigned long low_water_hit;	/* bit 0: event sent, not re-armed */
+	unsigned long hints_checked;	/* jiffies; see dm-subvol-backing.c */
 	unsigned long low_water_checked; /* jiffies */
 
 	/*
@@ -97,21 +98,23 @@ struct subvol_io {
 	};
 	struct kiocb iocb;
 	struct subvol_space_change change;	/* what a write changed */
-	long error;			/* of a failed write, for its work */
+	long error;			/* of a failed call, for its work */
 	unsigned int retries;		/* after the host ran out of space */
-	unsigned long deadline;		/* jiffies, while held */
+	unsigned long deadline;		/* jiffies, while held; 0: none */
 };
 
 /*
- * Writes that found the host full and had a promise are retried this
- * often, over about 1.5 s.
+ * A host call that failed for lack of memory (or with EAGAIN) is retried
+ * for this long before its error is passed on.
  */
-#define SUBVOL_NOSPC_RETRIES	8
+#define SUBVOL_TRANSIENT_TIMEOUT	(60 * HZ)
 
 /* dm-subvol-backing.c: opening, checking and sharing backing files. */
 int subvol_backing_open(struct subvol_c *sc, const char *path, char **error);
 void subvol_backing_close(struct subvol_c *sc);
 int subvol_backing_check_size(struct subvol_c *sc);
+int subvol_backing_guarantee_check(struct subvol_c *sc, char **error);
+void subvol_backing_recheck_hints(struct subvol_c *sc);
 int subvol_backing_allocated(struct subvol_c *sc, u64 *sectors);
 int subvol_backing_host_free(struct subvol_c *sc, u64 *sectors);
 

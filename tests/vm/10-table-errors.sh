@@ -74,6 +74,47 @@ refuse "read-only host filesystem" "Backing file is on a read-only filesystem" \
 umount /mnt/vfat
 losetup -d "$loopdev"
 
+# ext4 has everything the data path needs, but allocates by rules the
+# space guarantee does not know.
+truncate -s 100M /mnt/tmpfs/ext4.img
+mkfs.ext4 -q -F /mnt/tmpfs/ext4.img
+mkdir -p /mnt/ext4
+mount -o loop /mnt/tmpfs/ext4.img /mnt/ext4
+truncate -s 64M /mnt/ext4/img
+refuse "guarantee:full on an ext4 host" "guarantee:full needs an XFS host filesystem: use guarantee:none" \
+	"0 $MIB64 subvol /mnt/ext4/img"
+check "guarantee:none on an ext4 host accepted" \
+	dmsetup create ext4none --table "0 $MIB64 subvol /mnt/ext4/img 1 guarantee:none"
+dmsetup remove ext4none 2>/dev/null || true
+umount /mnt/ext4
+
+# The host must allocate one block per block written: no extent size
+# hint, and the CoW extent size is kept at one block.
+backing "$HOST/hinted" 64
+xfs_io -c "extsize 1m" "$HOST/hinted"
+refuse "extent size hint with guarantee:full" \
+	"Backing file has an extent size hint: clear it or use guarantee:none" \
+	"0 $MIB64 subvol $HOST/hinted"
+check "extent size hint with guarantee:none accepted" \
+	dmsetup create hintnone --table "0 $MIB64 subvol $HOST/hinted 1 guarantee:none"
+dmsetup remove hintnone 2>/dev/null || true
+backing "$HOST/cow" 64
+xfs_io -c "cowextsize 1m" "$HOST/cow"
+check "a CoW extent size hint does not refuse the table" subvol_create cow "$HOST/cow" 64
+check_eq "the table set the CoW extent size to one block" "[4096] $HOST/cow" \
+	"$(xfs_io -c cowextsize "$HOST/cow")"
+xfs_io -c "cowextsize 2m" "$HOST/cow"
+sleep 1.2
+kmsg_mark
+dd if=/dev/zero of=/dev/mapper/cow bs=4k count=1 oflag=direct status=none
+check_eq "a write that allocates sets it back after a host change" "[4096] $HOST/cow" \
+	"$(xfs_io -c cowextsize "$HOST/cow")"
+xfs_io -c "cowextsize 2m" "$HOST/cow"
+dmsetup suspend cow
+check "resume sets it back too" dmsetup resume cow
+check_eq "after resume: one block" "[4096] $HOST/cow" "$(xfs_io -c cowextsize "$HOST/cow")"
+dmsetup remove cow
+
 # Features.
 refuse "feature count not a number" "Feature count is not a number" \
 	"0 $MIB64 subvol $HOST/img x ignore_discard"
