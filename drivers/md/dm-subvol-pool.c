@@ -111,11 +111,13 @@ static u64 subvol_pool_host_free(struct subvol_pool *pool)
 
 /*
  * Allocate up to @blocks more to the reserve file, a chunk at a time, and
- * only what the host has free: a claim must not fill the host on its way
- * to failing, which would fail other writers meanwhile.  Returns the
- * blocks claimed.  Called with resize_lock held.
+ * only what the host has free; if @all, nothing unless the host has all
+ * of it free.  A claim must not fill the host on its way to failing,
+ * which would fail other writers meanwhile.  Returns the blocks claimed.
+ * Called with resize_lock held.
  */
-static u64 subvol_pool_grow_locked(struct subvol_pool *pool, u64 blocks)
+static u64 subvol_pool_grow_locked(struct subvol_pool *pool, u64 blocks,
+				   bool all)
 {
 	unsigned long flags;
 	u64 got = 0, free;
@@ -126,6 +128,8 @@ static u64 subvol_pool_grow_locked(struct subvol_pool *pool, u64 blocks)
 	spin_lock_irqsave(&pool->lock, flags);
 	free -= min(free, pool->loose);
 	spin_unlock_irqrestore(&pool->lock, flags);
+	if (all && free < blocks)
+		blocks = 0;
 	blocks = min(blocks, free);
 	while (got < blocks) {
 		loff_t top = subvol_pool_bytes(pool, pool->claimed);
@@ -152,14 +156,14 @@ static u64 subvol_pool_grow_locked(struct subvol_pool *pool, u64 blocks)
 	return got;
 }
 
-static u64 subvol_pool_grow(struct subvol_pool *pool, u64 blocks)
+static u64 subvol_pool_grow(struct subvol_pool *pool, u64 blocks, bool all)
 {
 	unsigned int noio_flags;
 	u64 got;
 
 	noio_flags = memalloc_noio_save();
 	mutex_lock(&pool->resize_lock);
-	got = subvol_pool_grow_locked(pool, blocks);
+	got = subvol_pool_grow_locked(pool, blocks, all);
 	mutex_unlock(&pool->resize_lock);
 	memalloc_noio_restore(noio_flags);
 	return got;
@@ -209,15 +213,19 @@ static void subvol_pool_shrink(struct subvol_pool *pool, u64 blocks)
  * Keep the claim between one and three chunks above what is committed and
  * the margin: enough for promises to be granted without waiting, without
  * holding much more host space than they need.  A claim grown on request
- * stays for a second, for the reservations that asked for it.
+ * stays for a second, for the reservations that asked for it.  What has
+ * to wait (a claim after a failed one, a shrink after a request) is done
+ * when the wait is over.
  */
 static void subvol_pool_balance(struct work_struct *work)
 {
-	unsigned long flags;
-	struct subvol_pool *pool = container_of(work, struct subvol_pool,
-						balance);
+	unsigned long flags, now = jiffies, later = 0;
+	struct subvol_pool *pool = container_of(to_delayed_work(work),
+						struct subvol_pool, balance);
+	unsigned long grow_at = READ_ONCE(pool->grow_failed) +
+				SUBVOL_POOL_GROW_BACKOFF;
+	unsigned long shrink_at = READ_ONCE(pool->refilled) + HZ;
 	u64 headroom, host_free, grow = 0, shrink = 0;
-	bool backoff;
 
 	host_free = subvol_pool_host_free(pool);
 	spin_lock_irqsave(&pool->lock, flags);
@@ -230,26 +238,32 @@ static void subvol_pool_balance(struct work_struct *work)
 		pool->loose = 0;
 	pool->loose = min(pool->loose, host_free);
 	headroom = subvol_pool_headroom_locked(pool);
-	backoff = time_before(jiffies, READ_ONCE(pool->grow_failed) +
-			      SUBVOL_POOL_GROW_BACKOFF);
-	if (!pool->guaranteed)
+	if (!pool->guaranteed) {
 		shrink = pool->claimed;
-	else if (headroom < pool->chunk && !backoff)
-		grow = 2 * pool->chunk - headroom;
-	else if (headroom > 3 * pool->chunk &&
-		 time_after(jiffies, READ_ONCE(pool->refilled) + HZ))
-		shrink = headroom - 2 * pool->chunk;
+	} else if (headroom < pool->chunk) {
+		if (time_before(now, grow_at))
+			later = grow_at - now;
+		else
+			grow = 2 * pool->chunk - headroom;
+	} else if (headroom > 3 * pool->chunk) {
+		if (time_before_eq(now, shrink_at))
+			later = shrink_at - now + 1;
+		else
+			shrink = headroom - 2 * pool->chunk;
+	}
 	spin_unlock_irqrestore(&pool->lock, flags);
 
-	if (grow)
-		subvol_pool_grow(pool, grow);
+	if (grow && subvol_pool_grow(pool, grow, false) < grow)
+		later = SUBVOL_POOL_GROW_BACKOFF;
 	else if (shrink)
 		subvol_pool_shrink(pool, shrink);
+	if (later)
+		queue_delayed_work(system_unbound_wq, &pool->balance, later);
 }
 
 static void subvol_pool_kick(struct subvol_pool *pool)
 {
-	queue_work(system_unbound_wq, &pool->balance);
+	mod_delayed_work(system_unbound_wq, &pool->balance, 0);
 }
 
 /* Count volumes whose promises the pool backs; without any it holds none. */
@@ -302,11 +316,10 @@ int subvol_pool_commit(struct subvol_pool *pool, u64 blocks)
 		if (subvol_pool_try_commit(pool, blocks))
 			return 0;
 		headroom = subvol_pool_headroom(pool);
-		if (!subvol_pool_grow(pool, blocks - headroom + pool->chunk))
+		if (!subvol_pool_grow(pool, blocks - headroom + pool->chunk,
+				      true))
 			break;
 	}
-	/* A partial claim stays for later promises; balance trims it. */
-	subvol_pool_kick(pool);
 	return -ENOSPC;
 }
 
@@ -483,7 +496,7 @@ static struct subvol_pool *subvol_pool_create(struct file *backing,
 	pool->write_overhead = SUBVOL_POOL_WRITE_OVERHEAD_BYTES >> shift;
 	spin_lock_init(&pool->lock);
 	mutex_init(&pool->resize_lock);
-	INIT_WORK(&pool->balance, subvol_pool_balance);
+	INIT_DELAYED_WORK(&pool->balance, subvol_pool_balance);
 	return pool;
 }
 
@@ -515,7 +528,7 @@ static void subvol_pool_release(struct kref *kref)
 
 	list_del(&pool->list);
 	WARN_ON_ONCE(pool->committed);
-	cancel_work_sync(&pool->balance);
+	cancel_delayed_work_sync(&pool->balance);
 	fput(pool->reserve);
 	kfree(pool);
 }

@@ -72,7 +72,7 @@ struct subvol_pool {
 	unsigned long refilled;		/* jiffies of the last claim on request */
 
 	struct mutex resize_lock;	/* changes of the reserve file */
-	struct work_struct balance;
+	struct delayed_work balance;
 };
 
 /* The states of a block of a volume, kept in struct subvol_space's map. */
@@ -110,6 +110,8 @@ struct subvol_space {
 	bool guarantee;			/* promises and cow_reserve count */
 	u64 cow_reserve;		/* == shared while committed */
 	s64 promised;			/* the client's, see blk-space.h */
+	u64 refill_credit;		/* committed by refill, for the retry */
+	unsigned long refill_expires;	/* jiffies */
 	u64 user_promised;		/* by "reserve" messages */
 	u64 uncovered;			/* hole writes no promise covered */
 	u64 accounting_errors;		/* releases of more than promised */
