@@ -500,7 +500,7 @@ static void subvol_space_commit_delta(struct subvol_space *space, s64 delta,
 static u64 subvol_space_commitment(struct subvol_space *space)
 {
 	return max_t(s64, space->promised, 0) + space->user_promised +
-	       space->shared;
+	       space->shared + space->refill_credit;
 }
 
 /*
@@ -545,6 +545,7 @@ static int subvol_space_guarantee(struct subvol_space *space, bool on)
 	space->guarantee = on;
 	space->cow_reserve = on ? space->shared : 0;
 	blocks = subvol_space_commitment(space);
+	space->refill_credit = 0;
 	spin_unlock(&space->lock);
 
 	subvol_pool_guaranteed(space->pool, on);
@@ -826,8 +827,9 @@ static void subvol_provider_detach(struct blk_space *provider)
 	s64 promised;
 
 	spin_lock(&space->lock);
-	promised = max_t(s64, space->promised, 0);
+	promised = max_t(s64, space->promised, 0) + space->refill_credit;
 	space->promised = 0;
+	space->refill_credit = 0;
 	space->attached = false;
 	guarantee = space->guarantee;
 	spin_unlock(&space->lock);
@@ -835,20 +837,49 @@ static void subvol_provider_detach(struct blk_space *provider)
 	subvol_space_commit_delta(space, -promised, guarantee);
 }
 
+/*
+ * A refill commits what the client's retry will reserve, as credit that
+ * only this volume's reservations take; otherwise another reservation
+ * could take it first and the retry fail again while the host has space.
+ * Credit not taken within a second goes back to the pool.  Caller holds
+ * lock; returns the expired credit, for the caller to uncommit.
+ */
+static u64 subvol_space_expire_credit(struct subvol_space *space)
+{
+	u64 expired = 0;
+
+	if (space->refill_credit &&
+	    time_after(jiffies, space->refill_expires)) {
+		expired = space->refill_credit;
+		space->refill_credit = 0;
+	}
+	return expired;
+}
+
 static int subvol_provider_reserve(struct blk_space *provider, u64 blocks)
 {
 	struct subvol_space *space = to_space(provider);
-	u64 n;
+	u64 n, credit, expired = 0;
+	int r = 0;
 
 	spin_lock(&space->lock);
 	n = blocks << space->client_shift;
-	if (space->guarantee && !subvol_pool_try_commit(space->pool, n)) {
-		spin_unlock(&space->lock);
-		return -ENOSPC;
+	if (space->guarantee) {
+		expired = subvol_space_expire_credit(space);
+		credit = min(n, space->refill_credit);
+		if (n > credit &&
+		    !subvol_pool_try_commit(space->pool, n - credit)) {
+			r = -ENOSPC;
+			goto out;
+		}
+		space->refill_credit -= credit;
 	}
 	space->promised += n;
+out:
 	spin_unlock(&space->lock);
-	return 0;
+	if (expired)
+		subvol_pool_uncommit(space->pool, expired);
+	return r;
 }
 
 static void subvol_provider_release(struct blk_space *provider, u64 blocks)
@@ -865,30 +896,44 @@ static void subvol_provider_release(struct blk_space *provider, u64 blocks)
 	}
 	space->promised -= n;
 	guarantee = space->guarantee;
+	if (guarantee)
+		n += subvol_space_expire_credit(space);
 	spin_unlock(&space->lock);
 
 	subvol_space_commit_delta(space, -(s64)n, guarantee);
 }
 
+/* Sleeps: claims host space if the pool has too little. */
 static int subvol_provider_refill(struct blk_space *provider, u64 blocks)
 {
 	struct subvol_space *space = to_space(provider);
-	struct subvol_pool *pool = space->pool;
-	u64 n;
+	u64 n, credit;
 	int r;
 
 	/* Without the guarantee there may be no pool at all. */
 	if (!READ_ONCE(space->guarantee))
 		return 0;
-	/* Room for the retry, and a chunk more for the writes around it. */
-	n = (blocks << space->client_shift) + pool->chunk;
-	if (subvol_pool_headroom(pool) >= n)
+	n = blocks << space->client_shift;
+	spin_lock(&space->lock);
+	credit = space->refill_credit;
+	spin_unlock(&space->lock);
+	if (credit >= n)
 		return 0;
-	/* Grow the claim by committing, then hand the promise back. */
-	r = subvol_pool_commit(pool, n);
-	if (!r)
-		subvol_pool_uncommit(pool, n);
-	return r;
+	n -= credit;
+	r = subvol_pool_commit(space->pool, n);
+	if (r)
+		return r;
+	spin_lock(&space->lock);
+	if (space->guarantee) {
+		space->refill_credit += n;
+		space->refill_expires = jiffies + HZ;
+		n = 0;
+	}
+	spin_unlock(&space->lock);
+	/* The guarantee went off meanwhile: nothing to hold it for. */
+	if (n)
+		subvol_pool_uncommit(space->pool, n);
+	return 0;
 }
 
 static void subvol_provider_query(struct blk_space *provider,

@@ -1,0 +1,50 @@
+#!/bin/bash
+# Reservations that outrun the pool's claim wait for it, wherever the
+# guest reserves: write(2) and page faults on a shared mapping (mmap
+# writers), while the host has space.  The pool keeps only a few MiB
+# claimed ahead of its promises, so fast writers need it to claim more
+# (a refill) many times; a page fault that found the claim short used to
+# give the writer SIGBUS.
+. /src/tests/lib/vmtest.sh
+. /src/tests/lib/subvol.sh
+
+host_xfs 2048
+backing "$HOST/img" 1536
+subvol_create vol "$HOST/img" 1536
+DEV=/dev/mapper/vol G=/mnt/guest
+mkdir -p $G
+check "mkfs.xfs" mkfs.xfs -q $DEV || { finish; exit; }
+check "mount" mount $DEV $G || { finish; exit; }
+kmsg_mark
+
+# 4 mmap writers and 2 write(2) writers, 96 MiB each, at once.
+for i in 1 2 3 4; do
+	xfs_io -f -c "truncate 96m" -c "mmap -w 0 96m" -c "mwrite -S 0x5$i 0 96m" \
+		-c "msync -s 0 96m" $G/m$i >/tmp/m$i.out 2>&1 &
+done
+for i in 1 2; do
+	xfs_io -f -c "pwrite -q -S 0x6$i -b 1m 0 96m" $G/w$i >/tmp/w$i.out 2>&1 &
+done
+status=0
+for job in $(jobs -p); do
+	wait "$job" || status=$?
+done
+check_eq "every writer finished without a signal or error" 0 "$status"
+for f in /tmp/m?.out /tmp/w?.out; do
+	check_eq "$(basename "$f" .out): no error output" "" "$(cat "$f")"
+done
+check "sync" sync
+# bytes_other FILE BYTE: bytes of FILE that are not BYTE (a number).
+bytes_other() { tr -d "$(printf '\\%03o' "$2")" <"$1" | wc -c; }
+for i in 1 2 3 4; do
+	check_eq "m$i holds its pattern" 0 "$(bytes_other $G/m$i $((0x50 + i)))"
+done
+for i in 1 2; do
+	check_eq "w$i holds its pattern" 0 "$(bytes_other $G/w$i $((0x60 + i)))"
+done
+check_eq "no write reached the host without a promise" 0 "$(status_field vol $F_UNCOVERED)"
+no_accounting_errors vol
+check_eq "no I/O error in the kernel log" "" "$(kernel_errors)"
+check "umount" umount $G
+dmsetup remove vol
+finish
