@@ -17,6 +17,7 @@
 #include <linux/mount.h>
 #include <linux/mutex.h>
 #include <linux/namei.h>
+#include <linux/quota.h>
 #include <linux/stat.h>
 #include <linux/statfs.h>
 
@@ -262,8 +263,45 @@ void subvol_backing_close(struct subvol_c *sc)
  */
 
 /*
- * Check the backing file's hints, setting the CoW extent size to one
- * block if it is not.  Sleeps; takes the inode lock.
+ * Host quotas: the pool's claim is charged to root (the reserve file's
+ * owner, whom XFS does not limit), the backing file's writes to its own
+ * user, group and project.  A limit on any of those would fail writes
+ * that the claim backs (EDQUOT), which no release of the claim can help.
+ * So the guarantee takes a host that limits none of them.
+ */
+static int subvol_backing_quota_check(struct subvol_c *sc, u32 projid,
+				      char **error)
+{
+	static const char *const why[MAXQUOTAS] = {
+		[USRQUOTA] = "Host quota limits the backing file's user: use guarantee:none",
+		[GRPQUOTA] = "Host quota limits the backing file's group: use guarantee:none",
+		[PRJQUOTA] = "Host quota limits the backing file's project: use guarantee:none",
+	};
+	struct inode *inode = file_inode(sc->file);
+	struct super_block *sb = inode->i_sb;
+	unsigned int ids[MAXQUOTAS];
+	struct qc_state st;
+	int type;
+
+	if (!sb->s_qcop || !sb->s_qcop->get_state ||
+	    sb->s_qcop->get_state(sb, &st))
+		return 0;
+	ids[USRQUOTA] = from_kuid(&init_user_ns, inode->i_uid);
+	ids[GRPQUOTA] = from_kgid(&init_user_ns, inode->i_gid);
+	ids[PRJQUOTA] = projid;
+	for (type = 0; type < MAXQUOTAS; type++) {
+		if ((st.s_state[type].flags & QCI_LIMITS_ENFORCED) &&
+		    ids[type]) {
+			*error = (char *)why[type];
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Check the backing file's hints and the host's quotas, setting the CoW
+ * extent size to one block if it is not.  Sleeps; takes the inode lock.
  */
 static int subvol_backing_hints(struct subvol_c *sc, char **error)
 {
@@ -287,6 +325,9 @@ static int subvol_backing_hints(struct subvol_c *sc, char **error)
 		*error = "Backing file has an extent size hint: clear it or use guarantee:none";
 		return -EINVAL;
 	}
+	r = subvol_backing_quota_check(sc, fa.fsx_projid, error);
+	if (r)
+		return r;
 	if ((fa.fsx_xflags & FS_XFLAG_COWEXTSIZE) &&
 	    fa.fsx_cowextsize == sc->block_size)
 		return 0;

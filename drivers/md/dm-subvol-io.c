@@ -46,7 +46,7 @@ static void subvol_rw_error_work(struct work_struct *work);
  */
 static void subvol_write_done(struct subvol_io *io, bool written)
 {
-	if (io->change.used)
+	if (io->change.in_pool)
 		subvol_pool_used(io->sc->space->pool, io->change.used, written);
 }
 
@@ -220,10 +220,10 @@ static void subvol_write(struct subvol_io *io, struct bio *bio)
 	subvol_rw(io, bio);
 }
 
-/* Blocks of a write that a promise or the copy-on-write reserve covered. */
-static u64 subvol_change_covered(const struct subvol_space_change *change)
+/* Holes a write fills that no promise covered. */
+static u64 subvol_change_uncovered(const struct subvol_space_change *change)
 {
-	return (u64)change->promised + change->user_promised + change->shared;
+	return change->holes - change->promised - change->user_promised;
 }
 
 /* Give up on a write: undo its accounting and complete it with @ret. */
@@ -272,13 +272,14 @@ static void subvol_log_held(struct subvol_io *io)
 
 /*
  * A host call failed.  Out of memory (or EAGAIN) is the host's passing
- * state, not a broken disk: retry for a while.  Out of host space with a
- * promise behind the write means that a writer outside the pool took the
- * space released for it, or that the host lent it to other writes in
- * flight: have the pool count what is left and release more, retry at
- * once, then keep retrying; the promise is in the pool's claim, and the
- * write must not fail.  Without a promise, the no-space policy decides.
- * Process context.
+ * state, not a broken disk: retry for a while.  Out of host space for a
+ * write that the guarantee backs means that a writer outside the pool
+ * took the space released for it, or that the host lent it to other
+ * writes in flight: have the pool count what is left and release more,
+ * retry at once, then keep retrying; the write's blocks are in the pool's
+ * claim, and it must not fail.  A write to holes that no promise covered,
+ * or one over a host quota (which the claim cannot help), is up to the
+ * no-space policy.  Process context.
  */
 static void subvol_rw_error_work(struct work_struct *work)
 {
@@ -298,8 +299,22 @@ static void subvol_rw_error_work(struct work_struct *work)
 		}
 	} else if (op_is_write(bio_op(bio)) &&
 		   (ret == -ENOSPC || ret == -EDQUOT)) {
-		if (subvol_change_covered(&io->change) &&
-		    READ_ONCE(sc->space->guarantee)) {
+		/*
+		 * With the guarantee every block of the write is backed:
+		 * written before, promised, or in the copy-on-write reserve.
+		 * Even an overwrite may need host blocks for a transaction
+		 * (unwritten extent conversion): count it among the writes
+		 * in flight, whose needs loose space covers.
+		 */
+		if (ret == -EDQUOT && READ_ONCE(sc->space->guarantee)) {
+			DMERR_LIMIT("%s: host quota of %s exceeded: no claim backs it",
+				    dm_device_name(sc->md), sc->path);
+		} else if (!subvol_change_uncovered(&io->change) &&
+			   READ_ONCE(sc->space->guarantee)) {
+			if (!io->change.in_pool) {
+				subvol_pool_use(sc->space->pool, 0);
+				io->change.in_pool = true;
+			}
 			subvol_pool_lost(sc->space->pool);
 			if (!io->retries++) {
 				subvol_rw(io, bio);

@@ -604,6 +604,7 @@ void subvol_space_write_begin(struct subvol_space *space, u64 block, u64 nr,
 	if (uncommit) {
 		subvol_pool_uncommit(space->pool, uncommit);
 		subvol_pool_use(space->pool, uncommit);
+		change->in_pool = true;
 	}
 }
 

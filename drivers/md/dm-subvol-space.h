@@ -126,6 +126,7 @@ struct subvol_space_change {
 	u32 user_promised;	/* of which a "reserve" message covered */
 	u32 shared;		/* shared blocks it overwrote or unmapped */
 	u32 used;		/* blocks it took loose space for */
+	bool in_pool;		/* counted in the pool's writes in flight */
 };
 
 /* dm-subvol-pool.c */
