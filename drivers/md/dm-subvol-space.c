@@ -496,11 +496,31 @@ static void subvol_space_commit_delta(struct subvol_space *space, s64 delta,
 		subvol_pool_uncommit(space->pool, -delta);
 }
 
+/*
+ * The client's promise, less the blocks of charged frees whose release
+ * is to come: what the pool backs for it.  Caller holds lock.
+ */
+static u64 subvol_space_client_promised(struct subvol_space *space)
+{
+	return max_t(s64, space->promised - (s64)space->release_pending, 0);
+}
+
 /* The promise the pool holds for @space.  Caller holds lock. */
 static u64 subvol_space_commitment(struct subvol_space *space)
 {
-	return max_t(s64, space->promised, 0) + space->user_promised +
+	return subvol_space_client_promised(space) + space->user_promised +
 	       space->shared + space->refill_credit;
+}
+
+/* Promised and not yet written, for the status line. */
+u64 subvol_space_promised(struct subvol_space *space)
+{
+	u64 promised;
+
+	spin_lock(&space->lock);
+	promised = subvol_space_client_promised(space) + space->user_promised;
+	spin_unlock(&space->lock);
+	return promised;
 }
 
 /*
@@ -583,7 +603,8 @@ void subvol_space_write_begin(struct subvol_space *space, u64 block, u64 nr,
 	space->shared -= change->shared;
 
 	if (space->attached) {
-		covered = min_t(u64, change->holes, max_t(s64, space->promised, 0));
+		covered = min_t(u64, change->holes,
+				subvol_space_client_promised(space));
 		space->promised -= covered;
 	}
 	user = min_t(u64, change->holes - covered, space->user_promised);
@@ -828,8 +849,9 @@ static void subvol_provider_detach(struct blk_space *provider)
 	s64 promised;
 
 	spin_lock(&space->lock);
-	promised = max_t(s64, space->promised, 0) + space->refill_credit;
+	promised = subvol_space_client_promised(space) + space->refill_credit;
 	space->promised = 0;
+	space->release_pending = 0;
 	space->refill_credit = 0;
 	space->attached = false;
 	guarantee = space->guarantee;
@@ -887,7 +909,7 @@ static void subvol_provider_release(struct blk_space *provider, u64 blocks)
 {
 	struct subvol_space *space = to_space(provider);
 	bool guarantee;
-	u64 n;
+	u64 n, pending;
 
 	spin_lock(&space->lock);
 	n = blocks << space->client_shift;
@@ -896,6 +918,10 @@ static void subvol_provider_release(struct blk_space *provider, u64 blocks)
 		n = max_t(s64, space->promised, 0);
 	}
 	space->promised -= n;
+	/* The release that a charged free announced was never committed. */
+	pending = min(n, space->release_pending);
+	space->release_pending -= pending;
+	n -= pending;
 	guarantee = space->guarantee;
 	if (guarantee)
 		n += subvol_space_expire_credit(space);
@@ -955,7 +981,7 @@ static void subvol_provider_query(struct blk_space *provider,
 	c->total = space->nr_blocks >> shift;
 	c->backed = DIV_ROUND_UP_ULL(space->backed, 1U << shift);
 	c->shared = DIV_ROUND_UP_ULL(space->shared, 1U << shift);
-	c->promised = DIV_ROUND_UP_ULL(max_t(s64, space->promised, 0) +
+	c->promised = DIV_ROUND_UP_ULL(subvol_space_client_promised(space) +
 				       space->user_promised, 1U << shift);
 	c->cow_reserve = DIV_ROUND_UP_ULL(space->cow_reserve, 1U << shift);
 	spin_unlock(&space->lock);
@@ -979,8 +1005,19 @@ static u64 subvol_provider_count_holes(struct blk_space *provider,
 
 /*
  * The promise follows the range: see blk-space.h.  Allocations the client
- * did not reserve for, and charged frees before the client's release,
- * raise the promise without asking; the pool's margin covers them.
+ * did not reserve for raise the promise without asking; the pool's margin
+ * covers them.
+ *
+ * A charged free raises the promise by its blocks until the client's
+ * release of them comes (with the transaction's commit), which lowers it
+ * again: only the holes among them are a real change.  Committing that
+ * rise to the pool would refuse other volumes' promises meanwhile (an rm
+ * of a large file on one guest giving ENOSPC on another), so it is kept
+ * as @release_pending instead, which the release uses up first.  Blocks
+ * a charged free gave back to the client's transaction may be allocated
+ * again before the release (XFS_TRANS_RES_FDBLKS): that allocation uses
+ * it up instead.  The counter is for the whole volume, not per
+ * transaction: using up another's only commits more, for a while.
  */
 static void subvol_provider_change(struct subvol_space *space, sector_t start,
 				   sector_t nr_sects, unsigned int flags,
@@ -988,22 +1025,31 @@ static void subvol_provider_change(struct subvol_space *space, sector_t start,
 {
 	u64 block = subvol_sects_to_blocks(space, start);
 	u64 nr = subvol_sects_to_blocks(space, nr_sects);
+	u64 charged = (flags & BLK_SPACE_CHARGED) ? nr : 0;
+	s64 holes = 0, delta, commit;
 	bool guarantee;
-	s64 delta = 0;
+	u64 pending;
 
 	spin_lock(&space->lock);
 	if (!(flags & BLK_SPACE_IN_USE))
-		delta += subvol_map_count(space, block,
-					  subvol_map_clamp(space, block, nr),
-					  SUBVOL_HOLE);
-	if (flags & BLK_SPACE_CHARGED)
-		delta -= nr;
-	delta *= sign;
+		holes = subvol_map_count(space, block,
+					 subvol_map_clamp(space, block, nr),
+					 SUBVOL_HOLE);
+	if (sign > 0) {
+		delta = holes - charged;
+		pending = min(charged, space->release_pending);
+		space->release_pending -= pending;
+		commit = delta + pending;
+	} else {
+		delta = charged - holes;
+		space->release_pending += charged;
+		commit = -holes;
+	}
 	space->promised += delta;
 	guarantee = space->guarantee;
 	spin_unlock(&space->lock);
 
-	subvol_space_commit_delta(space, delta, guarantee);
+	subvol_space_commit_delta(space, commit, guarantee);
 }
 
 static void subvol_provider_allocated(struct blk_space *provider,

@@ -88,7 +88,10 @@ enum subvol_block_state {
  * the device's space provider for the filesystem on top (the client).
  *
  * Locking: @lock protects the map and the counters, and nests outside
- * the pool's lock.  Every user is in process context.
+ * the pool's lock.  Every user is in process context.  @release_pending
+ * is the part of @promised that charged frees added ahead of the
+ * client's release, which the pool does not back (see
+ * subvol_provider_change()).
  */
 struct subvol_space {
 	struct blk_space provider;
@@ -110,6 +113,7 @@ struct subvol_space {
 	bool guarantee;			/* promises and cow_reserve count */
 	u64 cow_reserve;		/* == shared while committed */
 	s64 promised;			/* the client's, see blk-space.h */
+	u64 release_pending;		/* of it, not committed (below) */
 	u64 refill_credit;		/* committed by refill, for the retry */
 	unsigned long refill_expires;	/* jiffies */
 	u64 user_promised;		/* by "reserve" messages */
@@ -158,6 +162,7 @@ void subvol_space_unmapped(struct subvol_space *space, u64 block, u64 nr);
 void subvol_space_rescan(struct subvol_space *space, u64 block, u64 nr);
 int subvol_space_prepare_snapshot(struct subvol_space *space);
 int subvol_space_user_reserve(struct subvol_space *space, u64 blocks);
+u64 subvol_space_promised(struct subvol_space *space);
 void subvol_space_user_release(struct subvol_space *space, u64 blocks);
 
 #endif /* DM_SUBVOL_SPACE_H */

@@ -389,10 +389,10 @@ static void subvol_status_info(struct subvol_c *sc, char *result,
 	else
 		DMEMIT("%llu ", (unsigned long long)sectors);
 
+	promised = subvol_space_promised(space);
 	spin_lock(&space->lock);
 	mapped = space->backed;
 	shared = space->shared;
-	promised = max_t(s64, space->promised, 0) + space->user_promised;
 	cow = space->cow_reserve;
 	uncovered = space->uncovered;
 	accounting_errors = space->accounting_errors;
