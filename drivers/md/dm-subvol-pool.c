@@ -110,6 +110,19 @@ static u64 subvol_pool_host_free(struct subvol_pool *pool)
 }
 
 /*
+ * Loose space that no write is waiting for is just free host space, which
+ * a writer outside the pool may take: it is claimed anew if needed, not
+ * counted on.  And loose space is never more than the host has free.
+ * Caller holds lock.
+ */
+static void subvol_pool_settle_loose(struct subvol_pool *pool, u64 host_free)
+{
+	if (!pool->inflight)
+		pool->loose = 0;
+	pool->loose = min(pool->loose, host_free);
+}
+
+/*
  * Allocate up to @blocks more to the reserve file, a chunk at a time, and
  * only what the host has free; if @all, nothing unless the host has all
  * of it free.  A claim must not fill the host on its way to failing,
@@ -126,7 +139,8 @@ static u64 subvol_pool_grow_locked(struct subvol_pool *pool, u64 blocks,
 	/* What is free beyond our loose space, which our writes will take. */
 	free = subvol_pool_host_free(pool);
 	spin_lock_irqsave(&pool->lock, flags);
-	free -= min(free, pool->loose);
+	subvol_pool_settle_loose(pool, free);
+	free -= pool->loose;
 	spin_unlock_irqrestore(&pool->lock, flags);
 	if (all && free < blocks)
 		blocks = 0;
@@ -225,26 +239,21 @@ static void subvol_pool_balance(struct work_struct *work)
 	unsigned long grow_at = READ_ONCE(pool->grow_failed) +
 				SUBVOL_POOL_GROW_BACKOFF;
 	unsigned long shrink_at = READ_ONCE(pool->refilled) + HZ;
-	u64 headroom, host_free, grow = 0, shrink = 0;
+	u64 headroom, host_free, held, grow = 0, shrink = 0;
 
 	host_free = subvol_pool_host_free(pool);
 	spin_lock_irqsave(&pool->lock, flags);
-	/*
-	 * Loose space no write is waiting for is just free host space, which
-	 * a writer outside the pool may have taken: claim it anew, if needed.
-	 * And loose space is never more than the host has free.
-	 */
-	if (!pool->inflight)
-		pool->loose = 0;
-	pool->loose = min(pool->loose, host_free);
+	subvol_pool_settle_loose(pool, host_free);
 	headroom = subvol_pool_headroom_locked(pool);
+	held = subvol_pool_held(pool);
 	if (!pool->guaranteed) {
 		shrink = pool->claimed;
 	} else if (headroom < pool->chunk) {
+		/* Up to two chunks of headroom, below committed or not. */
 		if (time_before(now, grow_at))
 			later = grow_at - now;
 		else
-			grow = 2 * pool->chunk - headroom;
+			grow = pool->committed + 3 * pool->chunk - held;
 	} else if (headroom > 3 * pool->chunk) {
 		if (time_before_eq(now, shrink_at))
 			later = shrink_at - now + 1;
@@ -315,10 +324,17 @@ int subvol_pool_commit(struct subvol_pool *pool, u64 blocks)
 	for (;;) {
 		if (subvol_pool_try_commit(pool, blocks))
 			return 0;
+		/*
+		 * Claim the shortfall whole or not at all, then up to a
+		 * chunk more if the host has it, for the reservations racing
+		 * this one (which may take the caller's refill credit).
+		 */
 		headroom = subvol_pool_headroom(pool);
-		if (!subvol_pool_grow(pool, blocks - headroom + pool->chunk,
-				      true))
-			break;
+		if (headroom < blocks) {
+			if (!subvol_pool_grow(pool, blocks - headroom, true))
+				break;
+			subvol_pool_grow(pool, pool->chunk, false);
+		}
 	}
 	return -ENOSPC;
 }
@@ -422,13 +438,25 @@ void subvol_pool_use(struct subvol_pool *pool, u64 blocks)
 void subvol_pool_used(struct subvol_pool *pool, u64 blocks, bool written)
 {
 	unsigned long flags;
+	bool settle;
 
 	spin_lock_irqsave(&pool->lock, flags);
 	pool->inflight -= min(subvol_pool_write_need(pool, blocks),
 			      pool->inflight);
 	if (written)
 		pool->loose -= min(blocks, pool->loose);
+	settle = !pool->inflight &&
+		 (pool->loose ||
+		  subvol_pool_headroom_locked(pool) < pool->chunk);
 	spin_unlock_irqrestore(&pool->lock, flags);
+
+	/*
+	 * The last write in flight is over: claim what is left loose, and
+	 * what the writes took beyond it, back now, before a writer outside
+	 * the pool takes it.
+	 */
+	if (settle)
+		subvol_pool_kick(pool);
 }
 
 /*
