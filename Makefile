@@ -15,15 +15,16 @@ CHECKPATCH ?= build/checkpatch/checkpatch.pl
 
 KERNEL_SOURCES := $(filter-out %.mod.c,$(wildcard drivers/md/*.[ch])) \
 		  $(filter-out %.mod.c,$(wildcard block/*.[ch])) \
-		  include/linux/blk-space.h include/uapi/linux/dm-subvol.h
+		  include/linux/blk-space.h include/uapi/linux/dm-subvol.h \
+		  tests/kmod/subvol-fault.c
 
 # The space provider registry (block/) is a module of its own that the
 # target and the patched xfs both link against.
 REGISTRY_SYMBOLS := $(CURDIR)/block/Module.symvers
 
-.PHONY: all module registry xfs userspace check demo lint clean
+.PHONY: all module registry xfs testmod userspace check demo lint clean
 
-all: module xfs userspace
+all: module xfs testmod userspace
 
 module: registry
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/drivers/md \
@@ -31,6 +32,10 @@ module: registry
 
 registry:
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/block modules
+
+# Test-only modules (tests/kmod): fault injection for the VM tests.
+testmod:
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/kmod modules
 
 # The guest XFS with patches/xfs applied (build/xfs/xfs.ko).
 xfs: registry
@@ -54,8 +59,10 @@ lint:
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/block C=2 CF="-D__CHECK_ENDIAN__" modules
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/drivers/md C=2 CF="-D__CHECK_ENDIAN__" \
 		KBUILD_EXTRA_SYMBOLS=$(REGISTRY_SYMBOLS) modules
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/kmod C=2 CF="-D__CHECK_ENDIAN__" modules
 
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/block clean
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/drivers/md clean
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/kmod clean
 	$(MAKE) -C userspace clean

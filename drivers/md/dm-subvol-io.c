@@ -19,6 +19,7 @@
 
 #include <linux/bio.h>
 #include <linux/falloc.h>
+#include <linux/moduleparam.h>
 #include <linux/sched/mm.h>
 
 static loff_t subvol_bio_pos(struct subvol_c *sc, struct bio *bio)
@@ -39,6 +40,15 @@ static u64 subvol_bio_blocks(struct subvol_c *sc, struct bio *bio)
 }
 
 static void subvol_rw_error_work(struct work_struct *work);
+
+/*
+ * A host read or write that failed for lack of memory (or with EAGAIN) is
+ * retried for this many seconds before its error is passed on.
+ */
+static unsigned int transient_timeout = 60;
+module_param(transient_timeout, uint, 0644);
+MODULE_PARM_DESC(transient_timeout,
+		 "Seconds to retry host I/O failing with ENOMEM or EAGAIN");
 
 /*
  * A write is over: the loose space it was given is used (@written) or
@@ -292,7 +302,8 @@ static void subvol_rw_error_work(struct work_struct *work)
 	noio_flags = memalloc_noio_save();
 	if (ret == -ENOMEM || ret == -EAGAIN) {
 		if (!io->deadline)
-			io->deadline = jiffies + SUBVOL_TRANSIENT_TIMEOUT;
+			io->deadline = jiffies +
+				       READ_ONCE(transient_timeout) * HZ;
 		if (time_before(jiffies, io->deadline)) {
 			subvol_io_hold(io, io->deadline);
 			goto out;

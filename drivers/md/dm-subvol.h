@@ -103,12 +103,6 @@ struct subvol_io {
 	unsigned long deadline;		/* jiffies, while held; 0: none */
 };
 
-/*
- * A host call that failed for lack of memory (or with EAGAIN) is retried
- * for this long before its error is passed on.
- */
-#define SUBVOL_TRANSIENT_TIMEOUT	(60 * HZ)
-
 /* dm-subvol-backing.c: opening, checking and sharing backing files. */
 int subvol_backing_open(struct subvol_c *sc, const char *path, char **error);
 void subvol_backing_close(struct subvol_c *sc);
