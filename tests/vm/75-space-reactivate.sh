@@ -62,6 +62,12 @@ umount $G
 dmsetup remove vol
 subvol_create vol "$HOST/img" 1024
 mount $DEV $G
+# Frees the mount does in the background are promised until their
+# transactions release them: wait up to 5 s for the promise to settle.
+for _ in $(seq 50); do
+	[ "$(status_field vol $F_PROMISED)" = "$base" ] && break
+	sleep 0.1
+done
 check_eq "after delete, trim, reactivation and remount: promises back to the base" "$base" \
 	"$(status_field vol $F_PROMISED)"
 check "the freed blocks are no longer shared" \
