@@ -475,7 +475,7 @@ void subvol_pool_lost(struct subvol_pool *pool)
 	unsigned long flags;
 
 	spin_lock_irqsave(&pool->lock, flags);
-	pool->loose = min(pool->loose, host_free);
+	subvol_pool_settle_loose(pool, host_free);
 	spin_unlock_irqrestore(&pool->lock, flags);
 	subvol_pool_cover(pool, true);
 	subvol_pool_kick(pool);

@@ -17,6 +17,17 @@ check "mkfs.xfs" mkfs.xfs -q $DEV || { finish; exit; }
 check "mount" mount $DEV $G || { finish; exit; }
 kmsg_mark
 
+# wait_all: wait for every background job; set status to the last
+# non-zero exit status (0 if every job succeeded).  Not in a subshell:
+# only this shell can wait for its jobs.
+wait_all() {
+	local job
+	status=0
+	for job in $(jobs -p); do
+		wait "$job" || status=$?
+	done
+}
+
 # 4 mmap writers and 2 write(2) writers, 96 MiB each, at once.
 for i in 1 2 3 4; do
 	xfs_io -f -c "truncate 96m" -c "mmap -w 0 96m" -c "mwrite -S 0x5$i 0 96m" \
@@ -25,10 +36,7 @@ done
 for i in 1 2; do
 	xfs_io -f -c "pwrite -q -S 0x6$i -b 1m 0 96m" $G/w$i >/tmp/w$i.out 2>&1 &
 done
-status=0
-for job in $(jobs -p); do
-	wait "$job" || status=$?
-done
+wait_all
 check_eq "every writer finished without a signal or error" 0 "$status"
 for f in /tmp/m?.out /tmp/w?.out; do
 	check_eq "$(basename "$f" .out): no error output" "" "$(cat "$f")"
@@ -52,10 +60,7 @@ for i in $(seq 128); do
 	xfs_io -f -c "truncate 512k" -c "mmap -w 0 512k" -c "mwrite -S 0x77 0 512k" \
 		-c "msync -s 0 512k" $G/many/f$i >/tmp/many$i.out 2>&1 &
 done
-status=0
-for job in $(jobs -p); do
-	wait "$job" || status=$?
-done
+wait_all
 check_eq "128 mmap writers finished without a signal or error" 0 "$status"
 check_eq "every one of them wrote its file whole" 0 \
 	"$(cat $G/many/f* | tr -d '\167' | wc -c)"
