@@ -10,23 +10,29 @@
  * The map keeps one of three states per block, packed five to a byte
  * (3^5 = 243 fits), so a TiB of 4 KiB blocks costs 51 MiB, not the
  * 64 MiB of two bitmaps.  It is built when the volume is first used: the
- * host tells holes from data (SEEK_HOLE), and which data blocks are
- * shared, and which blocks SEEK_HOLE calls holes but are allocated
- * (unwritten extents), comes from the sharing record that this file keeps
- * in an extended attribute of the backing file.  Without a valid record
- * every data block counts as shared and every unwritten block as a hole:
- * that may claim too much, never too little.  A record is valid while the
- * host's layout of the file is the one it was written for.
+ * host tells holes from data (SEEK_HOLE), and its extent map (FIEMAP,
+ * dm-subvol-extents.c) tells which data blocks are shared and which
+ * blocks SEEK_HOLE calls holes but are allocated (unwritten extents).
+ * The "rescan_sharing" message asks the host again while the volume is
+ * in use, after sharing changed outside the target (a snapshot removed,
+ * the file cloned).
  *
- * The record is written before a snapshot shares anything (all data
- * blocks then count as shared) and again when the volume goes away.  Only
- * overwrites and discards make blocks exclusive in between, so after a
- * crash the record claims more sharing than there is, never less.
+ * Where the extent map cannot be read, the sharing record that this file
+ * keeps in an extended attribute of the backing file stands in for it.
+ * Without a valid record every data block counts as shared and every
+ * unwritten block as a hole: that may claim too much, never too little.
+ * A record is valid while the host's layout of the file is the one it was
+ * written for.  The record is written before a snapshot shares anything
+ * (all data blocks then count as shared) and again when the volume goes
+ * away.  Only overwrites and discards make blocks exclusive in between,
+ * so after a crash the record claims more sharing than there is, never
+ * less.
  */
 
 #include "dm-subvol.h"
 #include "dm-subvol-space.h"
 
+#include <linux/fiemap.h>
 #include <linux/file.h>
 #include <linux/mount.h>
 #include <linux/slab.h>
@@ -528,11 +534,12 @@ u64 subvol_space_promised(struct subvol_space *space)
  * reserve for the shared blocks) or off.  Sleeps.  @space->pool exists
  * while the guarantee is on.
  */
-static int subvol_space_guarantee(struct subvol_space *space, bool on)
+static int __subvol_space_guarantee(struct subvol_space *space, bool on)
 {
 	u64 blocks;
 	int r;
 
+	lockdep_assert_held(&space->serial);
 	spin_lock(&space->lock);
 	if (space->guarantee == on) {
 		spin_unlock(&space->lock);
@@ -572,6 +579,16 @@ static int subvol_space_guarantee(struct subvol_space *space, bool on)
 	if (!on)
 		subvol_pool_uncommit(space->pool, blocks);
 	return 0;
+}
+
+static int subvol_space_guarantee(struct subvol_space *space, bool on)
+{
+	int r;
+
+	mutex_lock(&space->serial);
+	r = __subvol_space_guarantee(space, on);
+	mutex_unlock(&space->serial);
+	return r;
 }
 
 void subvol_space_set_guarantee(struct subvol_space *space, bool on)
@@ -724,6 +741,7 @@ int subvol_space_prepare_snapshot(struct subvol_space *space)
 	bool guarantee;
 	int r;
 
+	mutex_lock(&space->serial);
 	spin_lock(&space->lock);
 	excl = space->backed - space->shared;
 	guarantee = space->guarantee;
@@ -732,13 +750,13 @@ int subvol_space_prepare_snapshot(struct subvol_space *space)
 	if (guarantee) {
 		r = subvol_pool_commit(space->pool, excl);
 		if (r)
-			return r;
+			goto out;
 	}
 	r = subvol_record_write(space, true);
 	if (r) {
 		if (guarantee)
 			subvol_pool_uncommit(space->pool, excl);
-		return r;
+		goto out;
 	}
 
 	spin_lock(&space->lock);
@@ -747,7 +765,9 @@ int subvol_space_prepare_snapshot(struct subvol_space *space)
 	if (guarantee)
 		space->cow_reserve = space->shared;
 	spin_unlock(&space->lock);
-	return 0;
+out:
+	mutex_unlock(&space->serial);
+	return r;
 }
 
 /* A "reserve" message: promise @blocks for writes to holes.  Sleeps. */
@@ -780,6 +800,139 @@ void subvol_space_user_release(struct subvol_space *space, u64 blocks)
 	guarantee = space->guarantee;
 	spin_unlock(&space->lock);
 	subvol_space_commit_delta(space, -(s64)blocks, guarantee);
+}
+
+/*
+ *----------------------------------------------------------------
+ * Sharing from the host's extent map
+ *----------------------------------------------------------------
+ */
+
+/* An extent's blocks, rounded outwards, within the map. */
+static void subvol_extent_blocks(struct subvol_space *space,
+				 const struct fiemap_extent *fe, u64 *block,
+				 u64 *nr)
+{
+	unsigned int shift = space->block_shift;
+	u64 end = (fe->fe_logical + fe->fe_length + (1ULL << shift) - 1) >>
+		  shift;
+
+	*block = fe->fe_logical >> shift;
+	*nr = *block < end ? subvol_map_clamp(space, *block, end - *block) : 0;
+}
+
+/*
+ * While the map is built: unwritten (and, if any are left, delayed)
+ * extents are allocated, and shared extents are shared.
+ */
+static void subvol_sharing_scan_extent(void *priv,
+				       const struct fiemap_extent *fe)
+{
+	struct subvol_space *space = priv;
+	u64 block, nr;
+
+	subvol_extent_blocks(space, fe, &block, &nr);
+	if (!nr)
+		return;
+	spin_lock(&space->lock);
+	if (fe->fe_flags & (FIEMAP_EXTENT_UNWRITTEN | FIEMAP_EXTENT_DELALLOC))
+		space->backed += subvol_map_move(space, block, nr, SUBVOL_HOLE,
+						 SUBVOL_EXCLUSIVE);
+	if (fe->fe_flags & FIEMAP_EXTENT_SHARED)
+		space->shared += subvol_map_move(space, block, nr,
+						 SUBVOL_EXCLUSIVE,
+						 SUBVOL_SHARED);
+	spin_unlock(&space->lock);
+}
+
+/* What a rescan changed, for the pool and the caller. */
+struct subvol_sharing_rescan {
+	struct subvol_space *space;
+	u64 unshared;		/* blocks no longer shared */
+	u64 shared;		/* blocks newly shared */
+	u64 unbacked;		/* of them, reserve the host did not have */
+};
+
+/*
+ * On a volume in use.  Blocks the host no longer shares give their
+ * reserve back.  Blocks it shares now (the file was cloned outside the
+ * target) are shared whether or not the host has space for their reserve:
+ * it is claimed first, and counted anyway if the claim fails.  A write
+ * racing the rescan only ever makes a block exclusive on both sides, so
+ * the map at worst counts one it overwrote as shared: more, never less.
+ */
+static void subvol_sharing_rescan_extent(void *priv,
+					 const struct fiemap_extent *fe)
+{
+	struct subvol_sharing_rescan *rs = priv;
+	struct subvol_space *space = rs->space;
+	u64 block, nr, excl, moved;
+	bool guarantee;
+
+	subvol_extent_blocks(space, fe, &block, &nr);
+	if (!nr)
+		return;
+
+	if (!(fe->fe_flags & FIEMAP_EXTENT_SHARED)) {
+		spin_lock(&space->lock);
+		moved = subvol_map_move(space, block, nr, SUBVOL_SHARED,
+					SUBVOL_EXCLUSIVE);
+		space->shared -= moved;
+		guarantee = space->guarantee;
+		if (guarantee)
+			space->cow_reserve -= moved;
+		spin_unlock(&space->lock);
+		subvol_space_commit_delta(space, -(s64)moved, guarantee);
+		rs->unshared += moved;
+		return;
+	}
+
+	spin_lock(&space->lock);
+	excl = subvol_map_count(space, block, nr, SUBVOL_EXCLUSIVE);
+	guarantee = space->guarantee;
+	spin_unlock(&space->lock);
+	if (!excl)
+		return;
+	if (guarantee && subvol_pool_commit(space->pool, excl)) {
+		subvol_pool_force_commit(space->pool, excl);
+		rs->unbacked += excl;
+	}
+
+	spin_lock(&space->lock);
+	moved = subvol_map_move(space, block, nr, SUBVOL_EXCLUSIVE,
+				SUBVOL_SHARED);
+	space->shared += moved;
+	if (guarantee)
+		space->cow_reserve += moved;
+	spin_unlock(&space->lock);
+	/* Writes and discards in between change what there was to move. */
+	subvol_space_commit_delta(space, (s64)moved - (s64)excl, guarantee);
+	rs->shared += moved;
+}
+
+/*
+ * The "rescan_sharing" message: take sharing from the host again.
+ * -ENOSPC if blocks became shared whose copy-on-write reserve the host
+ * could not back; they are counted as shared all the same.  Sleeps.
+ */
+int subvol_space_rescan_sharing(struct subvol_space *space)
+{
+	struct subvol_sharing_rescan rs = { .space = space };
+	int r;
+
+	mutex_lock(&space->serial);
+	r = subvol_extents_walk(space->file, 0,
+				(loff_t)space->nr_blocks << space->block_shift,
+				subvol_sharing_rescan_extent, &rs);
+	mutex_unlock(&space->serial);
+	if (rs.unshared || rs.shared)
+		DMINFO("%s: %pD: %llu blocks no longer shared, %llu newly shared",
+		       dm_device_name(space->md), space->file,
+		       (unsigned long long)rs.unshared,
+		       (unsigned long long)rs.shared);
+	if (!r && rs.unbacked)
+		r = -ENOSPC;
+	return r;
 }
 
 /*
@@ -1100,6 +1253,7 @@ static struct subvol_space *subvol_space_create(struct subvol_c *sc,
 	}
 	kref_init(&space->kref);
 	spin_lock_init(&space->lock);
+	mutex_init(&space->serial);
 	space->file = get_file(sc->file);
 	space->md = sc->md;
 	space->dev = disk_devt(dm_disk(sc->md));
@@ -1120,7 +1274,15 @@ static struct subvol_space *subvol_space_create(struct subvol_c *sc,
 		*error = "Cannot read the backing file's allocation map";
 		goto bad;
 	}
-	subvol_record_apply(space, layout);
+	r = subvol_extents_walk(space->file, 0, (loff_t)nr_blocks <<
+				space->block_shift, subvol_sharing_scan_extent,
+				space);
+	if (r) {
+		if (r != -EOPNOTSUPP)
+			DMWARN("%s: cannot read the extent map of %pD: %d",
+			       dm_device_name(space->md), space->file, r);
+		subvol_record_apply(space, layout);
+	}
 	return space;
 
 bad:
@@ -1259,6 +1421,7 @@ static void subvol_space_release(struct kref *kref)
 		subvol_pool_put(space->pool);
 	kvfree(space->map);
 	fput(space->file);
+	mutex_destroy(&space->serial);
 	kfree(space);
 }
 

@@ -91,13 +91,16 @@ enum subvol_block_state {
  * the pool's lock.  Every user is in process context.  @release_pending
  * is the part of @promised that charged frees added ahead of the
  * client's release, which the pool does not back (see
- * subvol_provider_change()).
+ * subvol_provider_change()).  @serial is taken outside @lock by the
+ * operations that change the sharing or the guarantee as a whole (table
+ * activation, "prepare_snapshot", "rescan_sharing"), one at a time.
  */
 struct subvol_space {
 	struct blk_space provider;
 	struct kref kref;
 	struct list_head list;		/* in subvol_spaces */
 	bool registered;		/* provider is in the registry */
+	struct mutex serial;		/* see above */
 
 	struct file *file;
 	struct mapped_device *md;
@@ -148,6 +151,12 @@ u64 subvol_pool_headroom(struct subvol_pool *pool);
 void subvol_pool_counters(struct subvol_pool *pool, u64 *claimed,
 			  u64 *committed);
 
+/* dm-subvol-extents.c: the host's extent map of a backing file. */
+struct fiemap_extent;
+int subvol_extents_walk(struct file *file, loff_t start, loff_t end,
+			void (*fn)(void *priv, const struct fiemap_extent *fe),
+			void *priv);
+
 /* dm-subvol-space.c */
 struct subvol_c;
 int subvol_space_get(struct subvol_c *sc, char **error);
@@ -161,6 +170,7 @@ void subvol_space_write_failed(struct subvol_space *space, u64 block, u64 nr,
 void subvol_space_unmapped(struct subvol_space *space, u64 block, u64 nr);
 void subvol_space_rescan(struct subvol_space *space, u64 block, u64 nr);
 int subvol_space_prepare_snapshot(struct subvol_space *space);
+int subvol_space_rescan_sharing(struct subvol_space *space);
 int subvol_space_user_reserve(struct subvol_space *space, u64 blocks);
 u64 subvol_space_promised(struct subvol_space *space);
 void subvol_space_user_release(struct subvol_space *space, u64 blocks);

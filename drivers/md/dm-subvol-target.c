@@ -533,6 +533,20 @@ static int subvol_message(struct dm_target *ti, unsigned int argc,
 		return r;
 	}
 
+	if (argc == 1 && !strcasecmp(argv[0], DM_SUBVOL_MSG_RESCAN_SHARING)) {
+		r = subvol_space_rescan_sharing(sc->space);
+		if (r == -ENOSPC)
+			SUBVOL_MSG_ERR(sc, "%s: no host space to back newly shared blocks of %s",
+				       argv[0], sc->path);
+		else if (r == -EOPNOTSUPP)
+			SUBVOL_MSG_ERR(sc, "%s: the host cannot report the extent map of %s",
+				       argv[0], sc->path);
+		else if (r)
+			SUBVOL_MSG_ERR(sc, "%s: cannot read the extent map of %s: %d",
+				       argv[0], sc->path, r);
+		return r;
+	}
+
 	if (argc == 2 && (!strcasecmp(argv[0], DM_SUBVOL_MSG_RESERVE) ||
 			  !strcasecmp(argv[0], DM_SUBVOL_MSG_RELEASE))) {
 		if (!sc->writable) {

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libdevmapper.h>
+#include <linux/dm-subvol.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -165,4 +166,27 @@ int volume_deactivate(struct volume *vol, bool quiet_if_inactive)
 	}
 	update_link(vol, name, false);
 	return 1;
+}
+
+/*
+ * Sharing changed in @pool (an image removed or replaced): every active
+ * volume takes it from the host again, so that the copy-on-write reserve
+ * of blocks no longer shared is given back.  A failure is only reported:
+ * the device then keeps claiming more than it needs, never less.
+ */
+void pool_rescan_sharing(struct pool *pool)
+{
+	char **names = pool_volumes(pool), **p;
+	char name[DM_NAME_LEN];
+	struct volume vol;
+
+	for (p = names; p && *p; p++) {
+		if (volume_load(pool, *p, &vol, true) ||
+		    volume_active(&vol, name, sizeof(name), NULL) != 1)
+			continue;
+		if (dm_device_message(name, DM_SUBVOL_MSG_RESCAN_SHARING))
+			errmsg("volume %s/%s: warning: cannot take its sharing from the host again: %s",
+			       pool->meta.name, vol.name, dm_last_error());
+	}
+	free_names(names);
 }

@@ -446,6 +446,8 @@ int cmd_rollback(int argc, char **argv)
 		goto out;
 	printf("Volume %s/%s rolled back to snapshot %s/%s\n", pool.meta.name, vol.name,
 	       pool.meta.name, snap.name);
+	/* The old image's blocks are free: its clones share less. */
+	pool_rescan_sharing(&pool);
 	r = 0;
 out:
 	image_discard(&img);

@@ -108,13 +108,19 @@ static int make_fs(struct volume *vol, const char *type, const char *dev)
 static int remove_image(struct volume *vol)
 {
 	char file[SUBVOL_NAME_MAX + 8];
+	int fd;
 
 	snprintf(file, sizeof(file), "%s%s", vol->name, SUBVOL_IMAGE_SUFFIX);
+	fd = openat(vol->pool->dirfd, file, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (unlinkat(vol->pool->dirfd, file, 0) || fsync(vol->pool->dirfd)) {
 		errmsg("volume %s/%s: cannot remove %s: %s", vol->pool->meta.name,
 		       vol->name, vol->path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
 		return -1;
 	}
+	if (fd >= 0)
+		image_free_blocks(fd);
 	return 0;
 }
 
@@ -298,13 +304,24 @@ int cmd_deactivate(int argc, char **argv)
 	return each_volume("deactivate", argc, argv, false);
 }
 
+/* After removals from the pool at @path, once for all of them. */
+static void rescan_pool(const char *path)
+{
+	struct pool pool;
+
+	if (pool_open(path, &pool, false))
+		return;
+	pool_rescan_sharing(&pool);
+	pool_close(&pool);
+}
+
 int cmd_remove(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	char name[DM_NAME_LEN];
+	char name[DM_NAME_LEN], rescan[sizeof(((struct pool *)0)->path)] = "";
 	struct pool pool;
 	struct volume vol;
 	int c, i, status = 0;
@@ -332,9 +349,14 @@ int cmd_remove(int argc, char **argv)
 			status = EXIT_REFUSED;
 		} else {
 			printf("Volume %s/%s removed\n", pool.meta.name, vol.name);
+			if (rescan[0] && strcmp(rescan, pool.path))
+				rescan_pool(rescan);
+			snprintf(rescan, sizeof(rescan), "%s", pool.path);
 		}
 		pool_close(&pool);
 	}
+	if (rescan[0])
+		rescan_pool(rescan);
 	return status;
 }
 

@@ -72,19 +72,39 @@ int image_publish(struct new_image *img, const char *name, bool replace)
 		if (linkat(AT_FDCWD, proc, img->pool->dirfd, file, AT_SYMLINK_FOLLOW))
 			return -1;
 	} else {
+		int old;
+
 		snprintf(tmp, sizeof(tmp), ".%s.new-%d", file, (int)getpid());
 		unlinkat(img->pool->dirfd, tmp, 0);
 		if (linkat(AT_FDCWD, proc, img->pool->dirfd, tmp, AT_SYMLINK_FOLLOW))
 			return -1;
+		old = openat(img->pool->dirfd, file, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
 		if (renameat(img->pool->dirfd, tmp, img->pool->dirfd, file)) {
 			int saved = errno;
 
 			unlinkat(img->pool->dirfd, tmp, 0);
+			if (old >= 0)
+				close(old);
 			errno = saved;
 			return -1;
 		}
+		if (old >= 0)
+			image_free_blocks(old);
 	}
 	return fsync(img->pool->dirfd);
+}
+
+/*
+ * An image just unlinked: free its blocks now, so that the blocks it
+ * shared are exclusive again when the pool's volumes rescan their sharing
+ * (XFS would free them in the background, some time after the unlink).
+ * Closes @fd.  A failure only delays the freeing.
+ */
+void image_free_blocks(int fd)
+{
+	if (ftruncate(fd, 0))
+		trace("cannot truncate a removed image: %s", strerror(errno));
+	close(fd);
 }
 
 void image_discard(struct new_image *img)

@@ -130,6 +130,7 @@ int image_set_extent_size(int fd, uint32_t bytes, char *err, size_t errlen);
 int image_clone_from(struct new_image *img, int src_fd);
 int image_publish(struct new_image *img, const char *name, bool replace);
 void image_discard(struct new_image *img);
+void image_free_blocks(int fd);
 int image_forget_sharing(int fd);
 bool image_is_xfs(int fd);
 int image_new_xfs_uuid(struct new_image *img, char *err, size_t errlen);
@@ -166,6 +167,7 @@ int volume_deactivate(struct volume *vol, bool quiet_if_inactive);
 int volume_active(const struct volume *vol, char *name, size_t namelen,
 		  struct dm_info_lite *info);
 int volume_table(const struct volume *vol, char *params, size_t len);
+void pool_rescan_sharing(struct pool *pool);
 
 /*
  * cmd-snapshot.c: a new unnamed image in src's pool sharing every block

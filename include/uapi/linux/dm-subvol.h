@@ -14,7 +14,7 @@
 
 /* Target version, as `dmsetup targets` lists it. */
 #define DM_SUBVOL_VERSION_MAJOR		1
-#define DM_SUBVOL_VERSION_MINOR		2
+#define DM_SUBVOL_VERSION_MINOR		3
 #define DM_SUBVOL_VERSION_PATCH		0
 
 /*
@@ -57,10 +57,16 @@
  *   reserve <sectors>	promise space for writes to holes, for a user of
  *			the device that cannot reserve for itself
  *   release <sectors>	give such a promise back
+ *   rescan_sharing	(1.3.0) take which blocks are shared from the
+ *			host's extent map again, after sharing changed
+ *			outside the target (a clone removed or made);
+ *			ENOSPC if blocks became shared whose copy-on-write
+ *			reserve the host has no space for
  */
 #define DM_SUBVOL_MSG_PREPARE_SNAPSHOT		"prepare_snapshot"
 #define DM_SUBVOL_MSG_RESERVE			"reserve"
 #define DM_SUBVOL_MSG_RELEASE			"release"
+#define DM_SUBVOL_MSG_RESCAN_SHARING		"rescan_sharing"
 
 /*
  * The INFO status line is a list of space-separated fields in the order of
