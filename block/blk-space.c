@@ -61,7 +61,11 @@ struct blk_space *blk_space_get(struct block_device *bdev)
 			continue;
 		if (!try_module_get(space->ops->owner))
 			break;
-		space->ops->get(space);
+		/* Its last reference may be gone, its unregister to come. */
+		if (!space->ops->get(space)) {
+			module_put(space->ops->owner);
+			break;
+		}
 		spin_unlock(&blk_space_lock);
 		return space;
 	}

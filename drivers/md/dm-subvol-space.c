@@ -537,6 +537,7 @@ u64 subvol_space_promised(struct subvol_space *space)
 static int __subvol_space_guarantee(struct subvol_space *space, bool on)
 {
 	u64 blocks;
+	s64 delta;
 	int r;
 
 	lockdep_assert_held(&space->serial);
@@ -558,11 +559,6 @@ static int __subvol_space_guarantee(struct subvol_space *space, bool on)
 				return PTR_ERR(pool);
 			space->pool = pool;
 		}
-		/*
-		 * Counters that change between the two locks are off by
-		 * what changed; a guarantee is switched on while the
-		 * table is loaded, before the device has I/O or a client.
-		 */
 		r = subvol_pool_commit(space->pool, blocks);
 		if (r)
 			return r;
@@ -571,13 +567,21 @@ static int __subvol_space_guarantee(struct subvol_space *space, bool on)
 	spin_lock(&space->lock);
 	space->guarantee = on;
 	space->cow_reserve = on ? space->shared : 0;
-	blocks = subvol_space_commitment(space);
-	space->refill_credit = 0;
+	if (on) {
+		/*
+		 * A reload of a live device switches on under I/O: what the
+		 * writes since the count changed is claimed or given back.
+		 */
+		space->refill_credit = 0;
+		delta = (s64)subvol_space_commitment(space) - (s64)blocks;
+	} else {
+		delta = -(s64)subvol_space_commitment(space);
+		space->refill_credit = 0;
+	}
 	spin_unlock(&space->lock);
 
 	subvol_pool_guaranteed(space->pool, on);
-	if (!on)
-		subvol_pool_uncommit(space->pool, blocks);
+	subvol_space_commit_delta(space, delta, true);
 	return 0;
 }
 
@@ -946,9 +950,13 @@ static struct subvol_space *to_space(struct blk_space *provider)
 	return container_of(provider, struct subvol_space, provider);
 }
 
-static void subvol_provider_get(struct blk_space *provider)
+/*
+ * From the registry's lookup, which may find a space whose last reference
+ * is gone and whose release has not unregistered it yet.
+ */
+static bool subvol_provider_get(struct blk_space *provider)
 {
-	kref_get(&to_space(provider)->kref);
+	return kref_get_unless_zero(&to_space(provider)->kref);
 }
 
 static void subvol_provider_put(struct blk_space *provider)
@@ -1305,12 +1313,15 @@ static int subvol_space_resize(struct subvol_space *space, struct file *file)
 	if (!map)
 		return -ENOMEM;
 
+	/* Walks of the whole map (a record, a rescan) read it unlocked. */
+	mutex_lock(&space->serial);
 	spin_lock(&space->lock);
 	memcpy(map, space->map, DIV_ROUND_UP_ULL(old, 5));
 	old_map = space->map;
 	space->map = map;
 	space->nr_blocks = nr_blocks;
 	spin_unlock(&space->lock);
+	mutex_unlock(&space->serial);
 	kvfree(old_map);
 
 	/* Blocks past the old end were never mapped by a table: ask. */

@@ -66,7 +66,8 @@ struct blk_space_counters {
 
 struct blk_space_ops {
 	struct module *owner;
-	void (*get)(struct blk_space *space);
+	/* A reference, unless the provider is already being released. */
+	bool (*get)(struct blk_space *space);
 	void (*put)(struct blk_space *space);
 
 	int (*attach)(struct blk_space *space, unsigned int block_size,
