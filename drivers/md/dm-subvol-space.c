@@ -117,6 +117,38 @@ static u64 subvol_map_move(struct subvol_space *space, u64 block, u64 nr,
 	return n;
 }
 
+/*
+ * Walks of the whole map go a chunk at a time: the lock is dropped and the
+ * CPU offered in between, so that a large volume (a TiB is 2^28 blocks)
+ * neither stalls the data path nor trips the soft-lockup detector.
+ */
+#define SUBVOL_MAP_CHUNK	BIT(20)
+
+/*
+ * subvol_map_move() over a range of any size, a chunk at a time under
+ * @lock, adding what moved to *@counter.  Sleeps.
+ */
+static u64 subvol_map_move_all(struct subvol_space *space, u64 block,
+			       u64 nr, unsigned int from, unsigned int to,
+			       u64 *counter)
+{
+	u64 moved = 0;
+
+	while (nr) {
+		u64 n = min_t(u64, nr, SUBVOL_MAP_CHUNK), m;
+
+		spin_lock(&space->lock);
+		m = subvol_map_move(space, block, n, from, to);
+		*counter += m;
+		spin_unlock(&space->lock);
+		moved += m;
+		block += n;
+		nr -= n;
+		cond_resched();
+	}
+	return moved;
+}
+
 /* Clamp a range to the map: a table may be shorter than its file. */
 static u64 subvol_map_clamp(struct subvol_space *space, u64 block, u64 nr)
 {
@@ -277,6 +309,8 @@ static void subvol_record_allocated(struct subvol_space *space, loff_t hole,
 
 	subvol_map_seek(&pos, block);
 	for (; block <= end; block++, subvol_map_next(&pos)) {
+		if (!(block & (SUBVOL_MAP_CHUNK - 1)))
+			cond_resched();
 		if (block < end &&
 		    subvol_map_get(space->map, &pos) != SUBVOL_HOLE) {
 			run++;
@@ -316,6 +350,8 @@ static void subvol_record_shared(struct subvol_space *space,
 					       s == SUBVOL_SHARED;
 			u64 start = block >> group_shift << group_shift;
 
+			if (!(block & (SUBVOL_MAP_CHUNK - 1)))
+				cond_resched();
 			if (!hit)
 				continue;
 			if (open && le64_to_cpu(rec->ranges[nr - 1].start) +
@@ -474,10 +510,8 @@ static void subvol_record_apply(struct subvol_space *space, u64 layout)
 
 all:
 	kvfree(rec);
-	spin_lock(&space->lock);
-	space->shared = subvol_map_move(space, 0, space->nr_blocks,
-					SUBVOL_EXCLUSIVE, SUBVOL_SHARED);
-	spin_unlock(&space->lock);
+	subvol_map_move_all(space, 0, space->nr_blocks, SUBVOL_EXCLUSIVE,
+			    SUBVOL_SHARED, &space->shared);
 	if (space->shared)
 		DMINFO("%s: sharing record of %pD: %s; counting all %llu data blocks as shared",
 		       dm_device_name(space->md), space->file, why,
@@ -763,12 +797,13 @@ int subvol_space_prepare_snapshot(struct subvol_space *space)
 		goto out;
 	}
 
-	spin_lock(&space->lock);
-	space->shared += subvol_map_move(space, 0, space->nr_blocks,
-					 SUBVOL_EXCLUSIVE, SUBVOL_SHARED);
-	if (guarantee)
+	subvol_map_move_all(space, 0, space->nr_blocks, SUBVOL_EXCLUSIVE,
+			    SUBVOL_SHARED, &space->shared);
+	if (guarantee) {
+		spin_lock(&space->lock);
 		space->cow_reserve = space->shared;
-	spin_unlock(&space->lock);
+		spin_unlock(&space->lock);
+	}
 out:
 	mutex_unlock(&space->serial);
 	return r;

@@ -50,6 +50,19 @@ allocated_bytes() {
 	echo $(($(stat -c '%b' "$1") * 512))
 }
 
+# host_shared_sectors FILE: sectors of FILE the host reports shared
+# (FIEMAP_EXTENT_SHARED, 0x2000), as xfs_io prints them.
+host_shared_sectors() {
+	xfs_io -r -c 'fiemap -v' "$1" | awk '
+		function hex(s,  i, v) {
+			v = 0; s = tolower(substr(s, 3))
+			for (i = 1; i <= length(s); i++)
+				v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+			return v
+		}
+		$3 != "hole" && $NF ~ /^0x/ && int(hex($NF) / 8192) % 2 { s += $4 }
+		END { print s + 0 }'
+}
 # kmsg_mark: a marker in the kernel log; kmsg_since_mark prints what the
 # kernel logged after the last marker.
 kmsg_mark() {

@@ -105,6 +105,14 @@ static int clone_active(struct volume *src, const char *name, int src_fd,
 	}
 	res->frozen = now_seconds() - t0;
 	sigprocmask(SIG_SETMASK, &old, NULL);
+	/*
+	 * prepare_snapshot counted every mapped block as shared; the host
+	 * shares fewer (not its unwritten extents, none if the clone
+	 * failed): let the device count what it does, and give the rest back.
+	 */
+	if ((!step || strcmp(step, "prepare")) &&
+	    dm_device_message(name, DM_SUBVOL_MSG_RESCAN_SHARING))
+		trace("rescan_sharing on %s: %s", name, dm_last_error());
 
 	if (step && !strcmp(step, "prepare")) {
 		if (saved == ENOSPC)
