@@ -1403,7 +1403,13 @@ int subvol_space_get(struct subvol_c *sc, char **error)
 
 	mutex_lock(&subvol_spaces_lock);
 	list_for_each_entry(space, &subvol_spaces, list) {
-		if (file_inode(space->file) == inode) {
+		/*
+		 * Only a reload of the same device shares a space: after
+		 * "dmsetup remove --force" a filesystem may still hold the
+		 * old device's space, and a new device on the file must not
+		 * inherit it (nor its registration for the old disk).
+		 */
+		if (file_inode(space->file) == inode && space->md == sc->md) {
 			r = subvol_space_resize(space, sc->file);
 			if (r) {
 				*error = "Cannot grow the block map";
