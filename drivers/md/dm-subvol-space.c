@@ -1364,16 +1364,20 @@ static int subvol_space_resize(struct subvol_space *space, struct file *file)
 }
 
 /*
- * The provider is registered for the device's disk: the filesystem on top
- * finds it at mount.  A reload that names another file takes the disk
- * over, unless a filesystem is attached to the old file's space.
+ * The provider is registered for the device's disk when its table is
+ * resumed: the filesystem on top finds it at mount.  A table that names
+ * another file takes the disk over then, unless a filesystem is attached
+ * to the old file's space; a table only loaded (and perhaps cleared, or
+ * failing) changes nothing.
  *
  * NOTE: must be called with subvol_spaces_lock held.
  */
-static int subvol_space_register(struct subvol_space *space, char **error)
+static int subvol_space_check_takeover(struct subvol_space *space,
+				       bool take, char **error)
 {
 	struct subvol_space *other;
 
+	lockdep_assert_held(&subvol_spaces_lock);
 	list_for_each_entry(other, &subvol_spaces, list) {
 		if (other == space || !other->registered ||
 		    other->dev != space->dev)
@@ -1382,9 +1386,22 @@ static int subvol_space_register(struct subvol_space *space, char **error)
 			*error = "Cannot change backing file: a filesystem reserves space";
 			return -EBUSY;
 		}
-		blk_space_unregister(&other->provider);
-		other->registered = false;
+		if (take) {
+			blk_space_unregister(&other->provider);
+			other->registered = false;
+		}
 	}
+	return 0;
+}
+
+/* NOTE: must be called with subvol_spaces_lock held. */
+static int subvol_space_register(struct subvol_space *space, char **error)
+{
+	int r;
+
+	r = subvol_space_check_takeover(space, true, error);
+	if (r)
+		return r;
 	if (blk_space_register(&space->provider, space->dev,
 			       &subvol_provider_ops)) {
 		*error = "Another space provider is registered for this device";
@@ -1426,7 +1443,8 @@ int subvol_space_get(struct subvol_c *sc, char **error)
 	}
 	list_add(&space->list, &subvol_spaces);
 found:
-	r = space->registered ? 0 : subvol_space_register(space, error);
+	r = space->registered ? 0 :
+		subvol_space_check_takeover(space, false, error);
 	if (r) {
 		mutex_unlock(&subvol_spaces_lock);
 		subvol_space_put(space);
@@ -1434,6 +1452,23 @@ found:
 	}
 	sc->space = space;
 out:
+	mutex_unlock(&subvol_spaces_lock);
+	return r;
+}
+
+/* The table is resumed: its space becomes the disk's provider.  Sleeps. */
+int subvol_space_resume(struct subvol_space *space)
+{
+	char *error;
+	int r = 0;
+
+	mutex_lock(&subvol_spaces_lock);
+	if (!space->registered) {
+		r = subvol_space_register(space, &error);
+		if (r)
+			DMERR("%s: %pD: %s", dm_device_name(space->md),
+			      space->file, error);
+	}
 	mutex_unlock(&subvol_spaces_lock);
 	return r;
 }

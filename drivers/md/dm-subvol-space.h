@@ -162,6 +162,7 @@ struct subvol_c;
 int subvol_space_get(struct subvol_c *sc, char **error);
 void subvol_space_put(struct subvol_space *space);
 int subvol_space_activate(struct subvol_c *sc);
+int subvol_space_resume(struct subvol_space *space);
 void subvol_space_set_guarantee(struct subvol_space *space, bool on);
 void subvol_space_write_begin(struct subvol_space *space, u64 block, u64 nr,
 			      struct subvol_space_change *change);

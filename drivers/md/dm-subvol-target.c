@@ -309,6 +309,9 @@ static int subvol_preresume(struct dm_target *ti)
 			return r;
 		}
 	}
+	r = subvol_space_resume(sc->space);
+	if (r)
+		return r;
 	/* The constructor switched the guarantee on; off waits for now. */
 	if (!sc->guarantee || !sc->writable)
 		subvol_space_set_guarantee(sc->space, false);
