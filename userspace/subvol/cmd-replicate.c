@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
@@ -100,31 +101,58 @@ static int open_snapshot(const char *cmd, struct volume *v, bool need_snapshot)
 	return fd;
 }
 
+/* A note on stderr, prefixed as errors are: "subvol: diff: ...". */
+static void note(const char *cmd, const char *fmt, const char *a, const char *b)
+{
+	fprintf(stderr, "%s: %s: ", progname, cmd);
+	fprintf(stderr, fmt, a, b);
+	fputc('\n', stderr);
+}
+
 /*
  * The ranges where new differs from old (old_fd < 0: everything, data
- * and holes).  c->method says how they were found.
+ * and holes).  c->method says how they were found.  Extent maps tell
+ * "unchanged" only of two images on one filesystem: elsewhere the same
+ * physical block numbers are different blocks, so the content decides.
  */
-static int ranges_of(const char *cmd, int old_fd, int new_fd, uint64_t size,
-		     uint32_t block, struct range_list *out, struct counts *c)
+static int ranges_of(const char *cmd, int old_fd, int new_fd, const char *old_name,
+		     const char *new_name, uint64_t size, uint32_t block,
+		     struct range_list *out, struct counts *c)
 {
 	struct extent_map mo = { 0 }, mn = { 0 };
+	struct stat so, sn;
 	uint64_t shared = 0;
 	int r = -1;
 
-	if (extent_map_read(new_fd, &mn) || (old_fd >= 0 && extent_map_read(old_fd, &mo))) {
-		errmsg("%s: cannot read the extent map: %s", cmd, strerror(errno));
-		goto out;
-	}
 	if (old_fd < 0) {
 		c->method = "full";
+		if (extent_map_read(new_fd, &mn)) {
+			errmsg("%s: %s: cannot read the extent map: %s", cmd, new_name, strerror(errno));
+			goto out;
+		}
 		r = extents_full(&mn, size, out);
+		goto out;
+	}
+	if (fstat(old_fd, &so) || fstat(new_fd, &sn)) {
+		errmsg("%s: cannot stat the images: %s", cmd, strerror(errno));
+		goto out;
+	}
+	if (so.st_dev != sn.st_dev) {
+		note(cmd, "%s and %s are on different filesystems: comparing their content",
+		     old_name, new_name);
+		c->method = "content";
+		r = content_diff(old_fd, new_fd, size, block, out);
+		goto out;
+	}
+	if (extent_map_read(new_fd, &mn) || extent_map_read(old_fd, &mo)) {
+		errmsg("%s: cannot read the extent map: %s", cmd, strerror(errno));
 		goto out;
 	}
 	c->method = "extents";
 	r = extents_diff(&mo, &mn, size, out, &shared);
 	if (!r && !shared && mo.nr && mn.nr) {
-		fprintf(stderr, "%s: the images share no extents (not reflink-related): comparing their content\n",
-			cmd);
+		note(cmd, "%s and %s share no extents (none is a reflink copy of the other's): comparing their content",
+		     old_name, new_name);
 		range_list_free(out);
 		c->method = "content";
 		r = content_diff(old_fd, new_fd, size, block, out);
@@ -156,6 +184,7 @@ int cmd_diff(int argc, char **argv)
 	struct pool pa, pb = { .dirfd = -1 };
 	struct range_list l = { 0 };
 	struct counts c = { 0 };
+	char an[2 * SUBVOL_NAME_MAX + 2], bn[2 * SUBVOL_NAME_MAX + 2];
 	struct volume a, b;
 	bool json = false;
 	int fa = -1, fb = -1, ch, r = EXIT_REFUSED;
@@ -180,7 +209,9 @@ int cmd_diff(int argc, char **argv)
 	fb = fa < 0 ? -1 : open_snapshot("diff", &b, false);
 	if (fb < 0)
 		goto out;
-	if (ranges_of("diff", fa, fb, b.meta.size, pool_block_size(&pa), &l, &c))
+	snprintf(an, sizeof(an), "%s/%s", a.pool->meta.name, a.name);
+	snprintf(bn, sizeof(bn), "%s/%s", b.pool->meta.name, b.name);
+	if (ranges_of("diff", fa, fb, an, bn, b.meta.size, pool_block_size(&pa), &l, &c))
 		goto out;
 	for (i = 0; i < l.nr; i++)
 		bytes += l.r[i].length;
@@ -297,6 +328,7 @@ int cmd_send(int argc, char **argv)
 	const char *from = NULL;
 	struct range_list l = { 0 };
 	struct counts c = { 0 };
+	char sn[2 * SUBVOL_NAME_MAX + 2], bn[2 * SUBVOL_NAME_MAX + 2] = "";
 	struct volume snap, base;
 	bool sum = false, quiet = false;
 	unsigned char digest[SHA256_LEN], *buf = NULL;
@@ -335,7 +367,10 @@ int cmd_send(int argc, char **argv)
 		snprintf(base_name, sizeof(base_name), "%s", base.name);
 	}
 	block = pool_block_size(&pool);
-	if (ranges_of("send", bfd, sfd, snap.meta.size, block, &l, &c))
+	snprintf(sn, sizeof(sn), "%s/%s", snap.pool->meta.name, snap.name);
+	if (from)
+		snprintf(bn, sizeof(bn), "%s/%s", base.pool->meta.name, base.name);
+	if (ranges_of("send", bfd, sfd, bn, sn, snap.meta.size, block, &l, &c))
 		goto out;
 	for (i = 0; i < l.nr; i++) {
 		if (l.r[i].kind == RANGE_DATA) {

@@ -136,7 +136,7 @@ int cmd_create(int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 	struct volume_meta meta = { 0 };
-	const char *mkfs = NULL, *cmd = "create";
+	const char *mkfs = NULL, *cmd = "create", *size_arg = NULL;
 	bool inactive = false, size_given = false;
 	struct new_image img = { .fd = -1 };
 	char dev[DM_NAME_LEN + 32], err[256], size_str[32];
@@ -148,9 +148,13 @@ int cmd_create(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "+s:e:m::Ih", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
-			if (parse_size(optarg, &meta.size) || !meta.size)
+			r = parse_size(optarg, &meta.size);
+			if (r == SIZE_TOO_LARGE)
+				return usage_error(cmd, "--size: \"%s\" is too large", optarg);
+			if (r || !meta.size)
 				return usage_error(cmd, "--size: \"%s\" is not a size (e.g. 10G)", optarg);
 			size_given = true;
+			size_arg = optarg;
 			break;
 		case 'e':
 			if (parse_size(optarg, &v) || v > MAX_EXTENT_SIZE)
@@ -198,9 +202,14 @@ int cmd_create(int argc, char **argv)
 	r = check_policies(cmd, &meta, block);
 	if (r)
 		goto out;
+	v = meta.size;
+	if (!size_round_up(&meta.size, block, pool_max_size(&pool))) {
+		r = usage_error(cmd, "--size: \"%s\" is too large: at most %" PRIu64 " bytes in pool %s",
+				size_arg, pool_max_size(&pool), pool.meta.name);
+		goto out;
+	}
 	r = EXIT_REFUSED;
-	if (meta.size % block) {
-		meta.size += block - meta.size % block;
+	if (meta.size != v) {
 		format_size(size_str, sizeof(size_str), meta.size);
 		printf("Rounding the size up to %s (%" PRIu64 " bytes, whole %" PRIu64 "-byte host blocks)\n",
 		       size_str, meta.size, block);
@@ -397,18 +406,24 @@ int cmd_resize(int argc, char **argv)
 		return usage_error(cmd, "give one POOL/VOLUME");
 	if (!size_arg)
 		return usage_error(cmd, "--size is required");
-	if (parse_size(size_arg + (*size_arg == '+'), &size) || !size)
+	c = parse_size(size_arg + (*size_arg == '+'), &size);
+	if (c == SIZE_TOO_LARGE)
+		return usage_error(cmd, "--size: \"%s\" is too large", size_arg);
+	if (c || !size)
 		return usage_error(cmd, "--size: \"%s\" is not a size (e.g. 20G, or +5G to add)",
 				   size_arg);
 	if (volume_spec(argv[optind], &pool, &vol, true, true))
 		return EXIT_REFUSED;
 	meta = vol.meta;
 	old = meta.size;
-	if (*size_arg == '+')
-		size += old;
 	block = pool_block_size(&pool);
-	if (size % block)
-		size += block - size % block;
+	if (*size_arg == '+')
+		size = size > UINT64_MAX - old ? UINT64_MAX : size + old;
+	if (!size_round_up(&size, block, pool_max_size(&pool))) {
+		r = usage_error(cmd, "--size: \"%s\" is too large: at most %" PRIu64 " bytes in pool %s",
+				size_arg, pool_max_size(&pool), pool.meta.name);
+		goto out;
+	}
 	format_size(size_str, sizeof(size_str), size);
 	if (meta.kind == VOLUME_KIND_SNAPSHOT) {
 		errmsg("volume %s/%s: a snapshot is read-only; resize a clone of it", pool.meta.name,

@@ -355,6 +355,17 @@ uint32_t pool_block_size(const struct pool *pool)
 	return sv.f_bsize;
 }
 
+uint64_t pool_max_size(const struct pool *pool)
+{
+	uint64_t max = INT64_MAX, block = pool_block_size(pool);
+	long bits = fpathconf(pool->dirfd, _PC_FILESIZEBITS);
+
+	/* A file of FILESIZEBITS bits holds at most 2^(bits - 1) - 1 bytes. */
+	if (bits > 1 && bits < 64)
+		max = (1ULL << (bits - 1)) - 1;
+	return max - max % block;
+}
+
 void pool_close(struct pool *pool)
 {
 	if (pool->dirfd >= 0)

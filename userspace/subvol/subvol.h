@@ -44,7 +44,10 @@ extern const char *progname;
 extern bool verbose;
 void errmsg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void trace(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+#define SIZE_INVALID	(-1)
+#define SIZE_TOO_LARGE	(-2)
 int parse_size(const char *s, uint64_t *bytes);
+bool size_round_up(uint64_t *size, uint64_t block, uint64_t max);
 void format_size(char *buf, size_t len, uint64_t bytes);
 bool valid_name(const char *name);
 void new_id(char id[SUBVOL_ID_LEN + 1]);
@@ -96,6 +99,8 @@ int pool_open(const char *name_or_path, struct pool *pool, bool lock);
 void pool_close(struct pool *pool);
 /* The host's block size: volume sizes and stream records are whole blocks. */
 uint32_t pool_block_size(const struct pool *pool);
+/* The largest volume: whole blocks, within the host's file size and loff_t. */
+uint64_t pool_max_size(const struct pool *pool);
 /* Names of the registered pools, sorted; NULL-terminated, malloc'ed. */
 char **pool_registered(void);
 void free_names(char **names);

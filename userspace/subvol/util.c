@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/random.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -47,28 +48,32 @@ void trace(const char *fmt, ...)
 }
 
 /*
- * "10G", "512M", "4096", "1.5T": bytes, with binary suffixes K M G T P
- * (an optional "iB" or "B" after them) or "s" for 512-byte sectors.
+ * "10G", "512M", "4096", "1.5T": bytes, with binary suffixes K M G T P E
+ * in either case (an optional "iB" or "B" after them, also in either
+ * case) or "s" for 512-byte sectors.  0, or SIZE_INVALID, or SIZE_TOO_LARGE
+ * when it does not fit in 64 bits.
  */
 int parse_size(const char *s, uint64_t *bytes)
 {
-	static const char units[] = "KMGTP";
+	static const char units[] = "KMGTPE";
 	unsigned long long whole;
-	uint64_t frac = 0, frac_div = 1, mult = 1, v;
+	uint64_t frac = 0, frac_div = 1, mult = 1, v, add;
 	const char *p = s, *u;
 	char *end;
 
 	if (!isdigit((unsigned char)*p))
-		return -1;
+		return SIZE_INVALID;
 	errno = 0;
 	whole = strtoull(p, &end, 10);
+	if (errno == ERANGE)
+		return SIZE_TOO_LARGE;
 	if (errno)
-		return -1;
+		return SIZE_INVALID;
 	p = end;
 	if (*p == '.') {
 		for (p++; isdigit((unsigned char)*p); p++) {
 			if (frac_div >= 1000000000ULL)
-				return -1;
+				return SIZE_INVALID;
 			frac = frac * 10 + (*p - '0');
 			frac_div *= 10;
 		}
@@ -79,26 +84,39 @@ int parse_size(const char *s, uint64_t *bytes)
 	} else if (*p) {
 		u = strchr(units, toupper((unsigned char)*p));
 		if (!u)
-			return -1;
+			return SIZE_INVALID;
 		mult = 1ULL << (10 * (u - units + 1));
 		p++;
-		if (!strcmp(p, "iB") || !strcmp(p, "B"))
+		if (!strcasecmp(p, "iB") || !strcasecmp(p, "B"))
 			p += strlen(p);
 	}
 	if (*p)
-		return -1;
+		return SIZE_INVALID;
+	if (frac && mult == 1)
+		return SIZE_INVALID;	/* no fractions of a byte */
 	if (whole > UINT64_MAX / mult)
-		return -1;
+		return SIZE_TOO_LARGE;
 	v = whole * mult;
-	if (frac) {
-		if (mult == 1)
-			return -1;	/* no fractions of a byte */
-		if (v + frac * (mult / frac_div) < v)
-			return -1;
-		v += frac * mult / frac_div;
-	}
-	*bytes = v;
+	add = frac * (mult / frac_div) + frac * (mult % frac_div) / frac_div;
+	if (v + add < v)
+		return SIZE_TOO_LARGE;
+	*bytes = v + add;
 	return 0;
+}
+
+/*
+ * @size rounded up to whole @block bytes, if that is at most @max; false
+ * when it is not (rounding 2^64 - 1 up must not wrap to 0).
+ */
+bool size_round_up(uint64_t *size, uint64_t block, uint64_t max)
+{
+	uint64_t rem = *size % block;
+
+	if (*size > max || (rem && max - *size < block - rem))
+		return false;
+	if (rem)
+		*size += block - rem;
+	return true;
 }
 
 /* Human-readable, binary units, as lsblk prints them: "1.5G", "512M". */
