@@ -419,6 +419,12 @@ static int subvol_record_write(struct subvol_space *space, bool all_backed)
 	size_t size;
 	int r;
 
+	/*
+	 * A sealed snapshot (the tool sets FS_IMMUTABLE_FL) takes no xattr;
+	 * it never changes, and activation reads its sharing from the host.
+	 */
+	if (IS_IMMUTABLE(file_inode(space->file)))
+		return 0;
 	rec = subvol_record_build(space, all_backed, &size);
 	if (IS_ERR(rec))
 		return PTR_ERR(rec);

@@ -60,6 +60,51 @@ check_eq "diff of two snapshots sharing every block: nothing" "" "$(sv diff q1/a
 check_eq "by their extent maps" extents \
 	"$(sv diff --json q1/as q1/as2 2>/dev/null | sed -n 's/.*"method": *"\([a-z]*\)".*/\1/p')"
 
+# --- item 3: snapshots are sealed; an incremental base must be unchanged -------
+immutable() { lsattr -d "$1" 2>/dev/null | awk '{ print ($1 ~ /i/) ? "immutable" : "writable" }'; }
+seal_of() { getfattr --absolute-names --only-values -n "user.subvol.seal.$(meta id "$1")" "$(dirname "$1")" 2>/dev/null; }
+check_eq "a snapshot's image is immutable" immutable "$(immutable "$A/q1/as.img")"
+check "its pool keeps its sealed ctime" grep -q '^ctime=[0-9]*\.[0-9]*$' <<<"$(seal_of "$A/q1/as.img")"
+check_eq "a volume's image is not" writable "$(immutable "$A/q1/a.img")"
+check_eq "a received snapshot is sealed too" immutable "$(immutable "$B/q2/a2.img")"
+check_fails "a host write into a snapshot is refused" dd if=/dev/zero of="$A/q1/as.img" bs=4k count=1 conv=notrunc status=none
+check "and the snapshot is as it was" cmp "$A/q1/as.img" "$work/r1"
+check "clone of a sealed snapshot" sv clone q1/as ac
+check "the clone is a copy of it" cmp "$A/q1/ac.img" "$work/r1"
+check_eq "and writable" writable "$(immutable "$A/q1/ac.img")"
+dd if="$work/r2" of="$A/q1/a.img" bs=4k count=8 conv=notrunc status=none
+check "rollback q1/a to a sealed snapshot" sv rollback q1/a as2
+check "q1/a has the snapshot's content" cmp "$A/q1/a.img" "$work/r1"
+as2_id=$(meta id "$A/q1/as2.img")
+check "remove a sealed snapshot" sv remove q1/as2
+check_fails "its image is gone" test -e "$A/q1/as2.img"
+check_fails "and its seal" getfattr --absolute-names -n "user.subvol.seal.$as2_id" "$A/q1"
+# A copy of a snapshot keeps its id; removing the copy keeps the seal.
+cp -a "$A/q1/as.img" "$A/q1/ascopy.img"
+check "remove a cp -a copy of a snapshot" sv remove q1/ascopy
+check "the snapshot keeps its seal" grep -q '^ctime=' <<<"$(seal_of "$A/q1/as.img")"
+
+# Replication q1 -> q2: s1 full, then s2 from s1 onto a base that changed.
+check "q1/s1" sv snapshot q1/a s1
+check "send q1/s1 | receive q2" bash -c "'$SUBVOL' send q1/s1 2>/dev/null | '$SUBVOL' receive q2 >/dev/null"
+dd if="$work/r2" of="$A/q1/a.img" bs=4k count=8 conv=notrunc status=none
+check "q1/s2" sv snapshot q1/a s2
+sv send --from s1 q1/s2 >"$work/s2.inc" 2>/dev/null
+check "an incremental stream s1 -> s2" test -s "$work/s2.inc"
+chattr -i "$B/q2/s1.img"
+printf 'changed' | dd of="$B/q2/s1.img" bs=1 seek=5000 conv=notrunc status=none
+err_is "receive onto a base whose flag was cleared (and written): refused" 1 \
+	'base q2/s1 cannot be trusted: its immutable flag was cleared' sv receive q2 <"$work/s2.inc"
+chattr +i "$B/q2/s1.img"
+err_is "receive onto a base written and sealed again by hand: refused" 1 \
+	'base q2/s1 cannot be trusted: it changed since it was sealed' sv receive q2 <"$work/s2.inc"
+check_fails "nothing received" test -e "$B/q2/s2.img"
+# The sender's base too.
+chattr -i "$A/q1/s1.img"
+err_is "send --from a base that is no longer sealed: refused" 1 \
+	'send: base q1/s1 cannot be trusted' sv send --from s1 q1/s2
+chattr +i "$A/q1/s1.img"
+
 # --- item 2: sizes that wrapped -----------------------------------------------
 check "q1/v (32 MiB of data)" sv create --inactive -s 32M q1/v
 dd if="$work/r1" of="$A/q1/v.img" conv=notrunc status=none

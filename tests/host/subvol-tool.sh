@@ -203,7 +203,7 @@ check_eq "metadata: kind snapshot, origin data" "snapshot data $data_id" \
 	"$(meta kind "$M/snap1.img") $(meta origin_name "$M/snap1.img") $(meta origin_id "$M/snap1.img")"
 check "metadata: an id of its own" test "$(meta id "$M/snap1.img")" != "$data_id"
 check_eq "the snapshot's extents are the origin's (same physical blocks)" \
-	"$(xfs_io -c fiemap "$M/data.img" | tail -n +2)" "$(xfs_io -c fiemap "$M/snap1.img" 2>&1 | tail -n +2)"
+	"$(xfs_io -c fiemap "$M/data.img" | tail -n +2)" "$(xfs_io -r -c fiemap "$M/snap1.img" 2>&1 | tail -n +2)"
 fmap=$(filefrag -v "$M/snap1.img" 2>&1)
 check_eq "filefrag: 3 extents, all shared" "3 3" \
 	"$(grep -cE '^ *[0-9]+:' <<<"$fmap") $(grep -E '^ *[0-9]+:' <<<"$fmap" | grep -c shared)" || show "$fmap"
@@ -227,7 +227,7 @@ check "its content is the origin's" cmp "$M/data.img" "$M/wsnap.img"
 # Extent size hints carry over to snapshots, clones and rollbacks.
 xfs_io -c 'pwrite -q 0 64k' "$M/v2.img"
 check "snapshot main/v2 v2s" sv snapshot main/v2 v2s
-check_eq "the snapshot keeps the 1M extent size hint" "[1048576] $M/v2s.img" "$(xfs_io -c extsize "$M/v2s.img" 2>&1)"
+check_eq "the snapshot keeps the 1M extent size hint" "[1048576] $M/v2s.img" "$(xfs_io -r -c extsize "$M/v2s.img" 2>&1)"
 
 # --- clone -----------------------------------------------------------------
 refused "clone of a volume" main/data 'snapshot --writable' sv clone main/data c0

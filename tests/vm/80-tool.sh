@@ -138,6 +138,11 @@ check "it is writable" dd if=/tmp/source of=/mnt/clone/new bs=1M conv=fsync stat
 check_eq "it has the snapshot's files" "$(sha $G/base1)" "$(sha /mnt/clone/base1)"
 umount /mnt/clone
 check "deactivate the clone and the snapshot" subvol deactivate tank/c1 tank/snap1
+# The snapshot is sealed (immutable): the target writes no sharing record
+# into it at release, and says nothing about it.
+check "the snapshot's image is immutable" sh -c "xfs_io -r -c 'lsattr -v' $P/snap1.img | grep -q immutable"
+check_eq "no sharing record written or refused at its release" "0 0" \
+	"$(getfattr --absolute-names -n trusted.dm-subvol.shared $P/snap1.img 2>/dev/null | grep -c .) $(dmesg | grep -c 'cannot write the sharing record')"
 
 # --- grow online, seen by xfs_growfs
 check "grow online" subvol resize --size 768M tank/vm1

@@ -165,6 +165,29 @@ out:
 	return r;
 }
 
+/*
+ * The base of an incremental stream must be the very snapshot the other
+ * side holds: sealed (seal.c) and not changed since.
+ */
+static int base_trusted(const char *cmd, struct volume *base)
+{
+	char why[160];
+	int fd, r;
+
+	fd = open(base->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		errmsg("%s: base %s/%s: cannot open %s: %s", cmd, base->pool->meta.name,
+		       base->name, base->path, strerror(errno));
+		return -1;
+	}
+	r = image_check_seal(base->pool, fd, base->meta.id, why, sizeof(why));
+	close(fd);
+	if (r)
+		errmsg("%s: base %s/%s cannot be trusted: %s; send a full stream (no --from)",
+		       cmd, base->pool->meta.name, base->name, why);
+	return r;
+}
+
 /* The second volume of diff/send --from: in the first one's pool, or a spec. */
 static int other_volume(struct volume *first, const char *arg, struct pool *pool,
 			struct volume *v)
@@ -364,6 +387,8 @@ int cmd_send(int argc, char **argv)
 			errmsg("send: --from %s is the snapshot itself", from);
 			goto out;
 		}
+		if (base_trusted("send", &base))
+			goto out;
 		snprintf(base_name, sizeof(base_name), "%s", base.name);
 	}
 	block = pool_block_size(&pool);
@@ -626,12 +651,15 @@ int cmd_receive(int argc, char **argv)
 		       base_name[0] ? base_name : "?", base_id, pool.meta.name);
 		goto out;
 	}
+	if (base_id[0] && base_trusted("receive", &base))
+		goto out;
+	/* The data, and a margin for the host's own metadata (extents, btrees). */
 	if (!fstatvfs(pool.dirfd, &sv) &&
 	    (uint64_t)sv.f_bavail * sv.f_frsize < data_bytes + data_bytes / 100 + (4 << 20)) {
-		format_size(need, sizeof(need), data_bytes);
+		format_size(need, sizeof(need), data_bytes + data_bytes / 100 + (4 << 20));
 		format_size(have, sizeof(have), (uint64_t)sv.f_bavail * sv.f_frsize);
-		errmsg("receive: the stream is too big for pool %s: %s of data, %s free",
-		       pool.meta.name, need, have);
+		errmsg("receive: pool %s has %s free; the stream needs %s (its data and 1%% + 4M for the host's metadata)",
+		       pool.meta.name, have, need);
 		goto out;
 	}
 
@@ -749,6 +777,11 @@ verified:
 	if (volume_meta_write(img.fd, &meta) || image_publish(&img, name, false)) {
 		errmsg("receive: cannot make %s/%s: %s", pool.meta.name, name,
 		       errno == EEXIST ? "the name was taken meanwhile" : strerror(errno));
+		goto out;
+	}
+	if (image_seal(&pool, img.fd, meta.id)) {
+		errmsg("receive: snapshot %s/%s: cannot seal it (make it immutable): %s",
+		       pool.meta.name, name, strerror(errno));
 		goto out;
 	}
 	c.method = base_id[0] ? "incremental" : "full";

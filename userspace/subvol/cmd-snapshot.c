@@ -262,7 +262,7 @@ static int target_name(const char *cmd, struct volume *src, const char *arg,
 static int finish(struct volume *dst, struct new_image *img, bool replace,
 		  bool activate)
 {
-	char dev[DM_NAME_LEN + 32];
+	char dev[DM_NAME_LEN + 32], file[SUBVOL_NAME_MAX + 8];
 
 	if (volume_meta_write(img->fd, &dst->meta) ||
 	    image_publish(img, dst->name, replace)) {
@@ -271,6 +271,17 @@ static int finish(struct volume *dst, struct new_image *img, bool replace,
 		return -1;
 	}
 	dst->exists = true;
+	snprintf(file, sizeof(file), "%s%s", dst->name, SUBVOL_IMAGE_SUFFIX);
+	if (dst->meta.kind == VOLUME_KIND_SNAPSHOT &&
+	    image_seal(dst->pool, img->fd, dst->meta.id)) {
+		errmsg("volume %s/%s: cannot seal the snapshot (make it immutable): %s",
+		       dst->pool->meta.name, dst->name, strerror(errno));
+		/* Not a snapshot that can be trusted: leave none. */
+		image_unseal(dst->pool, img->fd, dst->meta.id);
+		if (!unlinkat(dst->pool->dirfd, file, 0))
+			dst->exists = false;
+		return -1;
+	}
 	if (activate && volume_activate(dst, dev, sizeof(dev)) < 0)
 		return -1;
 	if (activate)

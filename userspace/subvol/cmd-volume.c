@@ -105,12 +105,24 @@ static int make_fs(struct volume *vol, const char *type, const char *dev)
 	return 0;
 }
 
+/* A snapshot is unsealed (seal.c) first: an immutable file cannot go. */
 static int remove_image(struct volume *vol)
 {
 	char file[SUBVOL_NAME_MAX + 8];
 	int fd;
 
 	snprintf(file, sizeof(file), "%s%s", vol->name, SUBVOL_IMAGE_SUFFIX);
+	if (vol->meta.kind == VOLUME_KIND_SNAPSHOT) {
+		fd = openat(vol->pool->dirfd, file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0 || image_unseal(vol->pool, fd, vol->meta.id)) {
+			errmsg("volume %s/%s: cannot clear the snapshot's immutable flag: %s",
+			       vol->pool->meta.name, vol->name, strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			return -1;
+		}
+		close(fd);
+	}
 	fd = openat(vol->pool->dirfd, file, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (unlinkat(vol->pool->dirfd, file, 0) || fsync(vol->pool->dirfd)) {
 		errmsg("volume %s/%s: cannot remove %s: %s", vol->pool->meta.name,

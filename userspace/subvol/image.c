@@ -122,6 +122,11 @@ void image_discard(struct new_image *img)
  */
 int image_forget_sharing(int fd)
 {
+	int flags;
+
+	/* A sealed snapshot never has one: the target writes none there. */
+	if (!ioctl(fd, FS_IOC_GETFLAGS, &flags) && (flags & FS_IMMUTABLE_FL))
+		return 0;
 	if (fremovexattr(fd, SUBVOL_RECORD_XATTR) && errno != ENODATA)
 		return -1;
 	return fsync(fd);

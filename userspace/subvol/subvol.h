@@ -140,6 +140,13 @@ int image_forget_sharing(int fd);
 bool image_is_xfs(int fd);
 int image_new_xfs_uuid(struct new_image *img, char *err, size_t errlen);
 
+/* seal.c: snapshots are immutable, and their pool knows they did not change. */
+int image_seal(struct pool *pool, int fd, const char *id);
+int image_unseal(struct pool *pool, int fd, const char *id);
+/* 0 sealed and unchanged; -1 not (why says how). */
+int image_check_seal(struct pool *pool, int fd, const char *id, char *why,
+		     size_t len);
+
 /* dm.c: libdevmapper, with udev synchronisation as dmsetup does. */
 struct dm_info_lite {
 	bool exists;

@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Sealed snapshots.  A snapshot's image is immutable (FS_IMMUTABLE_FL: no
+ * write, truncate, xattr change, rename or unlink, by root too, until the
+ * flag is cleared, which takes CAP_LINUX_IMMUTABLE), and the pool directory
+ * keeps the image's ctime of the moment it was sealed in the xattr
+ * user.subvol.seal.<id>.  Clearing the flag changes the ctime, so an image
+ * that is immutable and still has its sealed ctime has not changed since
+ * it was sealed: what an incremental stream needs of its base, on both
+ * sides.
+ */
+#include "subvol.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <linux/fs.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#define SEAL_XATTR_PREFIX "user.subvol.seal."
+
+static void seal_xattr(char *buf, size_t len, const char *id)
+{
+	snprintf(buf, len, "%s%s", SEAL_XATTR_PREFIX, id);
+}
+
+static int set_immutable(int fd, bool on)
+{
+	int flags;
+
+	if (ioctl(fd, FS_IOC_GETFLAGS, &flags))
+		return -1;
+	if (!!(flags & FS_IMMUTABLE_FL) == on)
+		return 0;
+	flags = on ? flags | FS_IMMUTABLE_FL : flags & ~FS_IMMUTABLE_FL;
+	return ioctl(fd, FS_IOC_SETFLAGS, &flags);
+}
+
+static void ctime_text(char *buf, size_t len, const struct stat *st)
+{
+	snprintf(buf, len, "ctime=%" PRId64 ".%09ld\n", (int64_t)st->st_ctim.tv_sec,
+		 (long)st->st_ctim.tv_nsec);
+}
+
+int image_seal(struct pool *pool, int fd, const char *id)
+{
+	char name[sizeof(SEAL_XATTR_PREFIX) + SUBVOL_ID_LEN], value[64];
+	struct stat st;
+
+	if (fsync(fd) || set_immutable(fd, true) || fstat(fd, &st))
+		return -1;
+	seal_xattr(name, sizeof(name), id);
+	ctime_text(value, sizeof(value), &st);
+	if (fsetxattr(pool->dirfd, name, value, strlen(value), 0))
+		return -1;
+	return fsync(pool->dirfd);
+}
+
+/*
+ * Only an immutable image is the sealed one: a copy with the same id (cp -a
+ * of a snapshot) leaves the seal alone.
+ */
+int image_unseal(struct pool *pool, int fd, const char *id)
+{
+	char name[sizeof(SEAL_XATTR_PREFIX) + SUBVOL_ID_LEN];
+	int flags;
+
+	if (ioctl(fd, FS_IOC_GETFLAGS, &flags))
+		return -1;
+	if (!(flags & FS_IMMUTABLE_FL))
+		return 0;
+	if (set_immutable(fd, false))
+		return -1;
+	seal_xattr(name, sizeof(name), id);
+	if (fremovexattr(pool->dirfd, name) && errno != ENODATA)
+		return -1;
+	return 0;
+}
+
+int image_check_seal(struct pool *pool, int fd, const char *id, char *why,
+		     size_t len)
+{
+	char name[sizeof(SEAL_XATTR_PREFIX) + SUBVOL_ID_LEN], value[64], now[64];
+	struct stat st;
+	ssize_t n;
+	int flags;
+
+	seal_xattr(name, sizeof(name), id);
+	n = fgetxattr(pool->dirfd, name, value, sizeof(value) - 1);
+	if (n < 0) {
+		snprintf(why, len, errno == ENODATA ?
+			 "it was never sealed (made by a subvol older than 1.1, or its seal was lost)" :
+			 "its seal cannot be read: %s", strerror(errno));
+		return -1;
+	}
+	value[n] = '\0';
+	if (ioctl(fd, FS_IOC_GETFLAGS, &flags) || fstat(fd, &st)) {
+		snprintf(why, len, "its flags cannot be read: %s", strerror(errno));
+		return -1;
+	}
+	if (!(flags & FS_IMMUTABLE_FL)) {
+		snprintf(why, len, "its immutable flag was cleared: it may have been written");
+		return -1;
+	}
+	ctime_text(now, sizeof(now), &st);
+	if (strcmp(now, value)) {
+		snprintf(why, len, "it changed since it was sealed (its ctime is not the sealed one)");
+		return -1;
+	}
+	return 0;
+}
