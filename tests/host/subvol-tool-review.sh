@@ -133,4 +133,86 @@ check_eq "is 1 EiB, sparse" "1152921504606846976 0" "$(stat -c '%s %b' "$A/q1/e1
 check_eq "list prints it as 1E" 1E "$(sv list q1 2>/dev/null | awk '$2 == "e1" { print $4 }')"
 check "remove it" sv remove q1/e1
 
+# --- item 4: counts that were wrong with exit status 0 ------------------------
+check "pool q3" sv pool create "$A/q3"
+check "q3/v" sv create --inactive -s 1M q3/v
+check "q3/s" sv snapshot q3/v s
+echo junk >"$A/q3/junk.img"
+err_is "pool status with a stray junk.img: exit 1, names it" 1 'q3/junk: .*not a subvol image' sv pool status q3
+err_is "pool list with it: exit 1" 1 'q3/junk: .*not a subvol image' sv pool list
+err_is "list with it: exit 1" 1 'q3/junk: .*not a subvol image' sv list q3
+rm -f "$A/q3/junk.img"
+check "without it: pool status exits 0" sv pool status q3
+chmod 755 "$work" "$SUBVOL_CONFIG_DIR" "$SUBVOL_CONFIG_DIR/pools" 2>/dev/null
+nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups -- "$SUBVOL" "$@"; }
+err_is "pool status as a user who cannot read the images: exit 1" 1 'Permission denied' nobody pool status q3
+check_eq "while root's exits 0 (it can)" 0 "$(sv pool status q3 >/dev/null 2>&1; echo $?)"
+
+# --- item 7: commands that change things need root, said up front --------------
+for c in "create -s 1M q3/n" "snapshot q3/v n" "clone q3/s n" "rollback q3/v s" "resize -s 2M q3/v" \
+	"remove q3/v" "pool create $A/q4" "pool import $A/q3" "activate q3/v" "deactivate q3/v"; do
+	# shellcheck disable=SC2086
+	err_is "as a user: $c: needs root" 1 "^subvol: ${c%% *}: needs root" nobody $c
+done
+check_fails "nothing was made" test -e "$A/q3/n.img"
+chmod 644 "$A/q3/v.img"; chmod 755 "$A/q3"
+check_eq "read-only commands work as a user: status of a readable volume" volume \
+	"$(nobody status q3/v 2>/dev/null | sed -n 's/^Kind: *//p')"
+check_eq "--help works as a user" 0 "$(nobody snapshot --help >/dev/null 2>&1; echo $?)"
+
+# --- item 5: options anywhere, -v too -------------------------------------------
+check "create q3/o -s 1M --inactive (options after the name)" sv create q3/o -s 1M --inactive
+check "resize q3/o --size +1M" sv resize q3/o --size +1M
+check_eq "q3/o is 2 MiB" 2097152 "$(size_of "$A/q3/o.img")"
+check_json "list q3 --json" "$(sv list q3 --json 2>&1)"
+check "pool status q3 --json" bash -c "'$SUBVOL' pool status q3 --json | python3 -m json.tool >/dev/null"
+check_eq "-- ends the options (a name after it is a name)" 2 "$(sv remove -- -x >/dev/null 2>&1; echo $?)"
+check "remove q3/o -v" sv remove q3/o -v
+
+# --- item 12: exit status and prefixes ------------------------------------------
+err_is "an invalid volume name: usage error" 2 'not a valid name' sv create --inactive -s 1M q3/.x
+err_is "an invalid NAME for snapshot (after --): usage error" 2 'not a valid name' sv snapshot q3/v -- -bad
+err_is "status POOL (no volume): usage error" 2 'give it as POOL/VOLUME' sv status q3
+err_is "receive POOL NAME with an invalid NAME: usage error" 2 'not a valid name' sv receive q3 .x </dev/null
+err_is "a volume that is not there: refused" 1 'no such volume' sv status q3/none
+
+# --- items 10, 11: refused up front ----------------------------------------------
+tty_out=$(script -qec "'$SUBVOL' receive q3 x; echo rc=\$?" /dev/null 2>&1 </dev/null | tr -d '\r')
+check "receive with a terminal on stdin: refused at once" grep -q 'receive: the stream would come from a terminal' <<<"$tty_out"
+check "with exit 1" grep -q 'rc=1' <<<"$tty_out"
+if [[ $(sv activate q3/v 2>&1) == *"device-mapper is not available"* ]]; then
+	err_is "snapshot --activate without device-mapper: refused" 1 'device-mapper is not available' sv snapshot --activate q3/v sa
+	check_fails "before the snapshot is made" test -e "$A/q3/sa.img"
+	err_is "clone --activate without device-mapper: refused" 1 'device-mapper is not available' sv clone --activate q3/s ca
+	check_fails "before the clone is made" test -e "$A/q3/ca.img"
+	check_eq "-v without device-mapper: no libdevmapper backtrace" 0 "$(sv -v list q3 2>&1 | grep -c backtrace)"
+else
+	echo "# device-mapper is here: the refusals without it are not tried"
+fi
+
+# --- item 13: paths, locale, lock waits, hints -------------------------------------
+err_is "pool create: a path with a backslash" 1 'backslash' sv pool create --name bs "$A/back\\slash"
+check_fails "not made" test -e "$A/back\\slash"
+err_is "pool create: a path with a control character" 1 'control character' sv pool create --name cc "$A/ctl$(printf '\001')x"
+mkdir "$A/müll"
+check "pool create in a UTF-8 directory" sv pool create --name mu "$A/müll"
+check "pool list shows the path as text under C.UTF-8" grep -q 'müll' <<<"$(LANG=C.UTF-8 LC_ALL=C.UTF-8 sv pool list 2>&1)"
+flock "$A/q3" sleep 3 &
+sleep 0.5
+out=$(sv create --inactive -s 1M q3/w 2>&1)
+check "a command waiting for the pool's lock says so" grep -q 'pool q3: waiting for another subvol command' <<<"$out"
+check "and goes on when it is free" test -e "$A/q3/w.img"
+wait
+flock "$A/q3" sleep 4 &
+sleep 0.5
+out=$(SUBVOL_LOCK_TIMEOUT=1 sv create --inactive -s 1M q3/w2 2>&1)
+check_eq "SUBVOL_LOCK_TIMEOUT=1: gives up, exit 1" 1 "$?"
+check "with a message" grep -q '^subvol: pool q3: another subvol command still holds it after 1 s' <<<"$out"
+check_fails "nothing made" test -e "$A/q3/w2.img"
+wait
+check "q3/x (an XFS in it)" sv create --inactive -s 300M q3/x
+check "mkfs.xfs in the image" mkfs.xfs -q "$A/q3/x.img"
+out=$(sv snapshot q3/x xs 2>&1)
+check "an inactive snapshot's hint says to activate it first" grep -q 'subvol activate q3/xs' <<<"$out" || show "$out"
+
 finish

@@ -156,10 +156,10 @@ check "remove it" sv remove "main/$long64"
 
 check_status "create: existing name refused" 1 sv create --inactive --size 1M main/v1
 check_eq "the existing volume is unchanged" "$v1_id 12288" "$(meta id "$M/v1.img") $(meta size "$M/v1.img")"
-check_status "create: name with a leading dash refused" 1 sv create --inactive --size 1M main/-x
-check_status "create: name with a leading dot refused" 1 sv create --inactive --size 1M main/.x
-check_status "create: name with a slash refused" 1 sv create --inactive --size 1M main/a/b
-check_status "create: 65-character name refused" 1 sv create --inactive --size 1M "main/${long64}x"
+check_status "create: name with a leading dash: usage error" 2 sv create --inactive --size 1M main/-x
+check_status "create: name with a leading dot: usage error" 2 sv create --inactive --size 1M main/.x
+check_status "create: name with a slash (a pool path that is not there) refused" 1 sv create --inactive --size 1M main/a/b
+check_status "create: 65-character name: usage error" 2 sv create --inactive --size 1M "main/${long64}x"
 check_status "create: --size 0 is a usage error" 2 sv create --inactive --size 0 main/x
 check_status "create: --size abc is a usage error" 2 sv create --inactive --size abc main/x
 check_status "create: --size 1.5 (bytes) is a usage error" 2 sv create --inactive --size 1.5 main/x

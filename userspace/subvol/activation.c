@@ -104,8 +104,8 @@ int volume_activate(struct volume *vol, char *dev, size_t devlen)
 		return -1;
 	}
 	if (!dm_available()) {
-		errmsg("volume %s/%s: cannot activate: device-mapper is not available here (modprobe dm_mod)",
-		       pn, vol->name);
+		errmsg("volume %s/%s: cannot activate: device-mapper is not available here (%s)",
+		       pn, vol->name, DM_LOAD_HINT);
 		return -1;
 	}
 	if (stat(vol->path, &st)) {

@@ -214,7 +214,7 @@ int cmd_diff(int argc, char **argv)
 	uint64_t bytes = 0;
 	size_t i;
 
-	while ((ch = getopt_long(argc, argv, "+Jh", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "Jh", opts, NULL)) != -1) {
 		if (ch == 'J')
 			json = true;
 		else if (ch == 'h')
@@ -224,10 +224,13 @@ int cmd_diff(int argc, char **argv)
 	}
 	if (optind != argc - 2)
 		return usage_error("diff", "give the OLD and the NEW POOL/SNAPSHOT");
-	if (volume_spec(argv[optind], &pa, &a, false, true))
-		return EXIT_REFUSED;
-	if (other_volume(&a, argv[optind + 1], &pb, &b))
+	r = volume_spec(argv[optind], &pa, &a, false, true);
+	if (r)
+		return r;
+	r = other_volume(&a, argv[optind + 1], &pb, &b);
+	if (r)
 		goto out;
+	r = EXIT_REFUSED;
 	fa = open_snapshot("diff", &a, false);
 	fb = fa < 0 ? -1 : open_snapshot("diff", &b, false);
 	if (fb < 0)
@@ -319,7 +322,7 @@ static int stream_options(int argc, char **argv, const char **from, bool *sum,
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, from ? "+f:sqh" : "+sqh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, from ? "f:sqh" : "sqh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			/* getopt_long matches --from for receive too. */
@@ -372,14 +375,18 @@ int cmd_send(int argc, char **argv)
 		errmsg("send: the stream would go to a terminal; redirect it to a file or a pipe");
 		return EXIT_REFUSED;
 	}
-	if (volume_spec(argv[optind], &pool, &snap, false, true))
-		return EXIT_REFUSED;
+	r = volume_spec(argv[optind], &pool, &snap, false, true);
+	if (r)
+		return r;
+	r = EXIT_REFUSED;
 	sfd = open_snapshot("send", &snap, true);
 	if (sfd < 0)
 		goto out;
 	if (from) {
-		if (other_volume(&snap, from, &bpool, &base))
+		r = other_volume(&snap, from, &bpool, &base);
+		if (r)
 			goto out;
+		r = EXIT_REFUSED;
 		bfd = open_snapshot("send", &base, true);
 		if (bfd < 0)
 			goto out;
@@ -572,6 +579,13 @@ int cmd_receive(int argc, char **argv)
 		return n < 0 ? 0 : n;
 	if (optind != argc - 1 && optind != argc - 2)
 		return usage_error("receive", "give the POOL (and a NAME, to use another name than the sender's)");
+	if (optind == argc - 2 && !valid_name(argv[optind + 1]))
+		return usage_error("receive", "\"%s\" is not a valid name (letters, digits, +_.-; at most %d; no leading - or .)",
+				   argv[optind + 1], SUBVOL_NAME_MAX);
+	if (isatty(STDIN_FILENO)) {
+		errmsg("receive: the stream would come from a terminal; give it on stdin from a file or a pipe");
+		return EXIT_REFUSED;
+	}
 	if (pool_open(argv[optind], &pool, false))
 		return EXIT_REFUSED;
 	rd.sha = EVP_MD_CTX_new();

@@ -29,7 +29,7 @@ static int parse_report_opts(const char *cmd, int argc, char **argv,
 	int c;
 
 	memset(o, 0, sizeof(*o));
-	while ((c = getopt_long(argc, argv, "+Jbnh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "Jbnh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'J':
 			o->json = true;
@@ -166,8 +166,9 @@ int cmd_status(int argc, char **argv)
 		return r < 0 ? 0 : r;
 	if (optind != argc - 1)
 		return usage_error("status", "give one POOL/VOLUME");
-	if (volume_spec(argv[optind], &pool, &vol, false, true))
-		return EXIT_REFUSED;
+	r = volume_spec(argv[optind], &pool, &vol, false, true);
+	if (r)
+		return r;
 	r = EXIT_REFUSED;
 	r = volume_active(&vol, name, sizeof(name), &info);
 	if (r < 0)
@@ -250,14 +251,22 @@ static int pool_status(const char *spec, const struct report_opts *o)
 	struct volume vol;
 	struct pool pool;
 	char **names, **p;
+	bool bad = false;
 	int n = 0, r;
 
 	if (pool_open(spec, &pool, false))
 		return EXIT_REFUSED;
 	names = pool_volumes(&pool);
+	if (!names) {
+		errmsg("pool %s: cannot read %s: %s", pool.meta.name, pool.path, strerror(errno));
+		bad = true;
+	}
+	/* An image it cannot read makes the counts wrong: say so, exit 1. */
 	for (p = names; p && *p; p++) {
-		if (volume_load(&pool, *p, &vol, true))
+		if (volume_load(&pool, *p, &vol, true)) {
+			bad = true;
 			continue;
+		}
 		if (vol.meta.kind == VOLUME_KIND_SNAPSHOT)
 			nsnap++;
 		else
@@ -284,7 +293,7 @@ static int pool_status(const char *spec, const struct report_opts *o)
 				 (uint64_t)sv.f_blocks * sv.f_frsize };
 	f[n++] = (struct field){ "host_free", FIELD_SIZE, NULL,
 				 (uint64_t)sv.f_bavail * sv.f_frsize };
-	r = report_fields("pool", o, f, n) ? EXIT_REFUSED : 0;
+	r = report_fields("pool", o, f, n) || bad ? EXIT_REFUSED : 0;
 	pool_close(&pool);
 	return r;
 }
@@ -315,9 +324,16 @@ static int pool_list(const struct report_opts *o)
 			continue;
 		}
 		vols = pool_volumes(&pool);
+		if (!vols) {
+			errmsg("pool %s: cannot read %s: %s", pool.meta.name, pool.path,
+			       strerror(errno));
+			r = EXIT_REFUSED;
+		}
 		for (nvol = nsnap = 0, v = vols; v && *v; v++) {
-			if (volume_load(&pool, *v, &vol, true))
+			if (volume_load(&pool, *v, &vol, true)) {
+				r = EXIT_REFUSED;	/* the counts are short */
 				continue;
+			}
 			if (vol.meta.kind == VOLUME_KIND_SNAPSHOT)
 				nsnap++;
 			else
@@ -358,7 +374,7 @@ int cmd_pool(int argc, char **argv)
 	argc--;
 	argv++;
 	if (!strcmp(sub, "create") || !strcmp(sub, "import")) {
-		while ((c = getopt_long(argc, argv, "+N:h", opts, NULL)) != -1) {
+		while ((c = getopt_long(argc, argv, "N:h", opts, NULL)) != -1) {
 			if (c == 'N' && sub[0] == 'c')
 				name = optarg;
 			else if (c == 'h')

@@ -247,14 +247,16 @@ static int target_name(const char *cmd, struct volume *src, const char *arg,
 {
 	const char *slash = strrchr(arg, '/');
 	const char *name = slash ? slash + 1 : arg;
+	int r;
 
 	if (slash && !in_pool(cmd, src->pool, arg, slash))
-		return -1;
-	if (volume_load(src->pool, name, dst, false))
-		return -1;
+		return EXIT_REFUSED;
+	r = volume_load(src->pool, name, dst, false);
+	if (r)
+		return r;
 	if (dst->exists) {
 		errmsg("volume %s/%s: exists already", src->pool->meta.name, name);
-		return -1;
+		return EXIT_REFUSED;
 	}
 	return 0;
 }
@@ -301,7 +303,7 @@ static int parse_common(const char *cmd, int argc, char **argv, bool *writable,
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "+wafh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "wafh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'w':
 		case 'a':
@@ -327,6 +329,12 @@ static int parse_common(const char *cmd, int argc, char **argv, bool *writable,
 		return usage_error(cmd, "give %s", !strcmp(cmd, "rollback") ?
 				   "POOL/VOLUME and the SNAPSHOT to go back to" :
 				   "the source POOL/VOLUME and the new NAME");
+	/* Refused before anything is made, not after. */
+	if (activate && *activate && !dm_available()) {
+		errmsg("%s: --activate: device-mapper is not available here (%s; or leave --activate out)",
+		       cmd, DM_LOAD_HINT);
+		return EXIT_REFUSED;
+	}
 	return 0;
 }
 
@@ -342,11 +350,14 @@ int cmd_snapshot(int argc, char **argv)
 	r = parse_common("snapshot", argc, argv, &writable, &activate, NULL);
 	if (r)
 		return r < 0 ? 0 : r;
-	if (volume_spec(argv[optind], &pool, &src, true, true))
-		return EXIT_REFUSED;
+	r = volume_spec(argv[optind], &pool, &src, true, true);
+	if (r)
+		return r;
 	r = EXIT_REFUSED;
-	if (target_name("snapshot", &src, argv[optind + 1], &dst))
+	r = target_name("snapshot", &src, argv[optind + 1], &dst);
+	if (r)
 		goto out;
+	r = EXIT_REFUSED;
 	derived_meta(&src, writable ? VOLUME_KIND_VOLUME : VOLUME_KIND_SNAPSHOT, &dst.meta);
 	if (volume_clone(&src, &img, &res, dst.meta.extent_size))
 		goto out;
@@ -363,8 +374,9 @@ int cmd_snapshot(int argc, char **argv)
 		       writable ? "Writable snapshot" : "Snapshot", pool.meta.name, dst.name,
 		       pool.meta.name, src.name);
 	if (!writable && image_is_xfs(img.fd))
-		printf("To mount it beside its origin: mount -o ro,nouuid,norecovery /dev/subvol/%s/%s DIR\n",
-		       pool.meta.name, dst.name);
+		printf("To mount it beside its origin: %s%s%s%smount -o ro,nouuid,norecovery /dev/subvol/%s/%s DIR\n",
+		       activate ? "" : "subvol activate ", activate ? "" : pool.meta.name,
+		       activate ? "" : "/", activate ? "" : dst.name, pool.meta.name, dst.name);
 	r = 0;
 out:
 	image_discard(&img);
@@ -384,16 +396,19 @@ int cmd_clone(int argc, char **argv)
 	r = parse_common("clone", argc, argv, NULL, &activate, NULL);
 	if (r)
 		return r < 0 ? 0 : r;
-	if (volume_spec(argv[optind], &pool, &src, true, true))
-		return EXIT_REFUSED;
+	r = volume_spec(argv[optind], &pool, &src, true, true);
+	if (r)
+		return r;
 	r = EXIT_REFUSED;
 	if (src.meta.kind != VOLUME_KIND_SNAPSHOT) {
 		errmsg("volume %s/%s: not a snapshot (a writable copy of a volume is subvol snapshot --writable)",
 		       pool.meta.name, src.name);
 		goto out;
 	}
-	if (target_name("clone", &src, argv[optind + 1], &dst))
+	r = target_name("clone", &src, argv[optind + 1], &dst);
+	if (r)
 		goto out;
+	r = EXIT_REFUSED;
 	derived_meta(&src, VOLUME_KIND_VOLUME, &dst.meta);
 	if (volume_clone(&src, &img, &res, dst.meta.extent_size))
 		goto out;
@@ -423,8 +438,9 @@ int cmd_rollback(int argc, char **argv)
 	r = parse_common("rollback", argc, argv, NULL, NULL, &force);
 	if (r)
 		return r < 0 ? 0 : r;
-	if (volume_spec(argv[optind], &pool, &vol, true, true))
-		return EXIT_REFUSED;
+	r = volume_spec(argv[optind], &pool, &vol, true, true);
+	if (r)
+		return r;
 	r = volume_active(&vol, name, sizeof(name), NULL);
 	if (r) {
 		bool unknown = r < 0;
@@ -444,8 +460,10 @@ int cmd_rollback(int argc, char **argv)
 	slash = strrchr(argv[optind + 1], '/');
 	if (slash && !in_pool("rollback", &pool, argv[optind + 1], slash))
 		goto out;
-	if (volume_load(&pool, slash ? slash + 1 : argv[optind + 1], &snap, true))
+	r = volume_load(&pool, slash ? slash + 1 : argv[optind + 1], &snap, true);
+	if (r)
 		goto out;
+	r = EXIT_REFUSED;
 	if (snap.meta.kind != VOLUME_KIND_SNAPSHOT) {
 		errmsg("volume %s/%s: not a snapshot", pool.meta.name, snap.name);
 		goto out;

@@ -157,7 +157,7 @@ int cmd_create(int argc, char **argv)
 	uint64_t block, v;
 	int c, r;
 
-	while ((c = getopt_long(argc, argv, "+s:e:m::Ih", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:e:m::Ih", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			r = parse_size(optarg, &meta.size);
@@ -199,12 +199,13 @@ int cmd_create(int argc, char **argv)
 		return usage_error(cmd, "--mkfs: \"%s\" is not xfs or ext4", mkfs);
 
 	if (!inactive && !dm_available()) {
-		errmsg("volume %s: cannot activate it: device-mapper is not available here (modprobe dm_mod; or --inactive)",
-		       argv[optind]);
+		errmsg("volume %s: cannot activate it: device-mapper is not available here (%s; or --inactive)",
+		       argv[optind], DM_LOAD_HINT);
 		return EXIT_REFUSED;
 	}
-	if (volume_spec(argv[optind], &pool, &vol, true, false))
-		return EXIT_REFUSED;
+	r = volume_spec(argv[optind], &pool, &vol, true, false);
+	if (r)
+		return r;
 	r = EXIT_REFUSED;
 	if (vol.exists) {
 		errmsg("volume %s/%s: exists already", pool.meta.name, vol.name);
@@ -283,7 +284,7 @@ static int each_volume(const char *cmd, int argc, char **argv, bool activate)
 	struct volume vol;
 	int c, i, r, status = 0;
 
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		if (c == 'h')
 			return command_help(cmd);
 		return usage_error(cmd, NULL);
@@ -291,8 +292,9 @@ static int each_volume(const char *cmd, int argc, char **argv, bool activate)
 	if (optind >= argc)
 		return usage_error(cmd, "give at least one POOL/VOLUME");
 	for (i = optind; i < argc; i++) {
-		if (volume_spec(argv[i], &pool, &vol, true, true)) {
-			status = EXIT_REFUSED;
+		r = volume_spec(argv[i], &pool, &vol, true, true);
+		if (r) {
+			status = status == EXIT_USAGE ? status : r;
 			continue;
 		}
 		if (activate) {
@@ -345,9 +347,9 @@ int cmd_remove(int argc, char **argv)
 	char name[DM_NAME_LEN], rescan[sizeof(((struct pool *)0)->path)] = "";
 	struct pool pool;
 	struct volume vol;
-	int c, i, status = 0;
+	int c, i, r, status = 0;
 
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		if (c == 'h')
 			return command_help("remove");
 		return usage_error("remove", NULL);
@@ -355,8 +357,9 @@ int cmd_remove(int argc, char **argv)
 	if (optind >= argc)
 		return usage_error("remove", "give at least one POOL/VOLUME");
 	for (i = optind; i < argc; i++) {
-		if (volume_spec(argv[i], &pool, &vol, true, true)) {
-			status = EXIT_REFUSED;
+		r = volume_spec(argv[i], &pool, &vol, true, true);
+		if (r) {
+			status = status == EXIT_USAGE ? status : r;
 			continue;
 		}
 		c = volume_active(&vol, name, sizeof(name), NULL);
@@ -400,7 +403,7 @@ int cmd_resize(int argc, char **argv)
 	struct stat st;
 	int c, fd = -1, r = EXIT_REFUSED;
 
-	while ((c = getopt_long(argc, argv, "+s:yh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:yh", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			size_arg = optarg;
@@ -424,8 +427,10 @@ int cmd_resize(int argc, char **argv)
 	if (c || !size)
 		return usage_error(cmd, "--size: \"%s\" is not a size (e.g. 20G, or +5G to add)",
 				   size_arg);
-	if (volume_spec(argv[optind], &pool, &vol, true, true))
-		return EXIT_REFUSED;
+	r = volume_spec(argv[optind], &pool, &vol, true, true);
+	if (r)
+		return r;
+	r = EXIT_REFUSED;
 	meta = vol.meta;
 	old = meta.size;
 	block = pool_block_size(&pool);

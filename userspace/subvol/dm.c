@@ -26,7 +26,8 @@ static void dm_log(int level, const char *file, int line, int dm_errno,
 	(void)file;
 	(void)line;
 	(void)dm_errno;
-	if ((level & 7) > 3 && !verbose)
+	/* Debug (level 7) is libdevmapper's backtrace: only with -vv. */
+	if (((level & 7) > 3 && !verbose) || ((level & 7) > 6 && verbosity < 2))
 		return;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);

@@ -8,20 +8,23 @@
 
 #include <getopt.h>
 #include <libdevmapper.h>
+#include <locale.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct command {
 	const char *name;
 	int (*fn)(int argc, char **argv);
 	bool needs_dm;		/* refuses at once without device-mapper */
+	bool needs_root;	/* changes images, seals or devices */
 	const char *help;
 };
 
 static const struct command commands[] = {
-	{ "pool", cmd_pool, false,
+	{ "pool", cmd_pool, false, false,
 	  "pool create [--name NAME] DIRECTORY\n"
 	  "pool import DIRECTORY\n"
 	  "pool status [--json] [--bytes] POOL\n"
@@ -32,7 +35,7 @@ static const struct command commands[] = {
 	  "  import   register an existing pool directory, e.g. after a move\n"
 	  "  status   the pool's volumes, sizes and host space\n"
 	  "  list     the registered pools\n" },
-	{ "create", cmd_create, false,
+	{ "create", cmd_create, false, true,
 	  "create --size SIZE [options] POOL/VOLUME\n"
 	  "\n"
 	  "  -s, --size SIZE             virtual size (K, M, G, T; rounded up to host blocks)\n"
@@ -47,26 +50,26 @@ static const struct command commands[] = {
 	  "                              clones; needs --guarantee none)\n"
 	  "      --mkfs[=xfs|ext4]       make a filesystem on it (default xfs)\n"
 	  "      --inactive              do not activate it\n" },
-	{ "activate", cmd_activate, true,
+	{ "activate", cmd_activate, true, true,
 	  "activate POOL/VOLUME...\n"
 	  "\n"
 	  "  Make the device /dev/mapper/subvol-POOL-VOLUME (link\n"
 	  "  /dev/subvol/POOL/VOLUME); snapshots are activated read-only.\n" },
-	{ "deactivate", cmd_deactivate, true,
+	{ "deactivate", cmd_deactivate, true, true,
 	  "deactivate POOL/VOLUME...\n"
 	  "\n"
 	  "  Remove the device; refused while it is open (mounted).\n" },
-	{ "list", cmd_list, false,
+	{ "list", cmd_list, false, false,
 	  "list [--json] [--bytes] [--noheadings] [POOL...]\n"
 	  "\n"
 	  "  The volumes and snapshots of the pools (default: every registered\n"
 	  "  pool): size, space allocated on the host, origin, device.\n" },
-	{ "status", cmd_status, false,
+	{ "status", cmd_status, false, false,
 	  "status [--json] [--bytes] POOL/VOLUME\n"
 	  "\n"
 	  "  A volume's sizes and space as the target reports them (virtual size,\n"
 	  "  backed, shared, promised, copy-on-write reserve, host free).\n" },
-	{ "snapshot", cmd_snapshot, false,
+	{ "snapshot", cmd_snapshot, false, true,
 	  "snapshot [--writable] [--activate] POOL/VOLUME NAME\n"
 	  "\n"
 	  "  A snapshot NAME of VOLUME, read-only unless --writable.  An active\n"
@@ -74,41 +77,41 @@ static const struct command commands[] = {
 	  "  alone; the copy-on-write reserve is claimed first, or the snapshot\n"
 	  "  is refused with nothing changed.  A writable snapshot of an XFS\n"
 	  "  gets a new filesystem UUID.\n" },
-	{ "clone", cmd_clone, false,
+	{ "clone", cmd_clone, false, true,
 	  "clone [--activate] POOL/SNAPSHOT NAME\n"
 	  "\n"
 	  "  A writable volume NAME from a snapshot, with a new XFS UUID.\n" },
-	{ "rollback", cmd_rollback, false,
+	{ "rollback", cmd_rollback, false, true,
 	  "rollback [--force] POOL/VOLUME SNAPSHOT\n"
 	  "\n"
 	  "  Replace an inactive VOLUME's content (and size) with SNAPSHOT's, in\n"
 	  "  one step; --force allows a snapshot of another volume.\n" },
-	{ "resize", cmd_resize, false,
+	{ "resize", cmd_resize, false, true,
 	  "resize --size [+]SIZE [--yes] POOL/VOLUME\n"
 	  "\n"
 	  "  Grow a volume, active or not (then run xfs_growfs in the guest).\n"
 	  "  Shrinking needs the volume inactive and --yes or a terminal's\n"
 	  "  confirmation: data past the new end is lost.\n" },
-	{ "remove", cmd_remove, false,
+	{ "remove", cmd_remove, false, true,
 	  "remove POOL/VOLUME...\n"
 	  "\n"
 	  "  Delete volumes or snapshots; refused while active.  Snapshots and\n"
 	  "  clones do not depend on their origin.\n" },
-	{ "diff", cmd_diff, false,
+	{ "diff", cmd_diff, false, false,
 	  "diff [--json] POOL/OLD [POOL/]NEW\n"
 	  "\n"
 	  "  The byte ranges where NEW differs from OLD (\"OFFSET LENGTH data|hole\"),\n"
 	  "  from the images' extent maps: blocks both share by reflink are\n"
 	  "  unchanged and not read.  Images that share no extents are compared\n"
 	  "  by content, and diff says so on stderr.\n" },
-	{ "send", cmd_send, false,
+	{ "send", cmd_send, false, false,
 	  "send [--from BASE] [--summary] [--quiet] POOL/SNAPSHOT\n"
 	  "\n"
 	  "  Write SNAPSHOT as a stream on stdout: all of it (holes as holes), or\n"
 	  "  with --from only what differs from the snapshot BASE, which the\n"
 	  "  receiver must hold.  Progress on stderr when it is a terminal;\n"
 	  "  --summary prints bytes, ranges and time as JSON on stderr.\n" },
-	{ "receive", cmd_receive, false,
+	{ "receive", cmd_receive, false, true,
 	  "receive [--summary] [--quiet] POOL [NAME]\n"
 	  "\n"
 	  "  Read a stream on stdin and make it a snapshot in POOL (named as the\n"
@@ -116,10 +119,28 @@ static const struct command commands[] = {
 	  "  the pool's copy of its base.  Every record and the whole stream are\n"
 	  "  checked before the snapshot appears; a corrupt, cut or refused\n"
 	  "  stream leaves nothing.\n" },
-	{ "udev-name", cmd_udev_name, false, NULL },
+	{ "udev-name", cmd_udev_name, false, false, NULL },
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+/* How many -v an argument is: "-v", "-vv", "--verbose"; 0 for others. */
+static int verbose_option(const char *arg)
+{
+	if (!strcmp(arg, "--verbose"))
+		return 1;
+	if (arg[0] != '-' || !arg[1] || strspn(arg + 1, "v") != strlen(arg + 1))
+		return 0;
+	return strlen(arg + 1);
+}
+
+/* pool: its status and list read; the other subcommands change things. */
+static bool needs_root(const struct command *cmd, int argc, char **argv)
+{
+	if (strcmp(cmd->name, "pool"))
+		return cmd->needs_root;
+	return argc > 1 && strcmp(argv[1], "status") && strcmp(argv[1], "list");
+}
 
 static const struct command *find(const char *name)
 {
@@ -201,12 +222,15 @@ int main(int argc, char **argv)
 	};
 	const struct command *cmd;
 	static char argv0[64];
-	int c;
+	bool help;
+	int c, i, j;
 
+	/* Names print as the user's locale has them (UTF-8 rather than \xc3). */
+	setlocale(LC_CTYPE, "");
 	while ((c = getopt_long(argc, argv, "+vVh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'v':
-			verbose = true;
+			verbosity++;
 			break;
 		case 'V':
 			printf("subvol %s (target interface %d.%d.%d)\n", SUBVOL_TOOL_VERSION,
@@ -232,17 +256,37 @@ int main(int argc, char **argv)
 		fprintf(stderr, "Try '%s --help'.\n", progname);
 		return EXIT_USAGE;
 	}
+	/* --verbose anywhere, as lvm takes it; up to "--". */
+	for (i = j = optind + 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			break;
+		c = verbose_option(argv[i]);
+		if (c)
+			verbosity += c;
+		else
+			argv[j++] = argv[i];
+	}
+	while (i < argc)
+		argv[j++] = argv[i++];
+	argv[j] = NULL;
+	argc = j;
+	help = false;
+	for (i = optind + 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+			help = true;
+	verbose = verbosity > 0;
 	dm_setup_logging();
-	if (cmd->needs_dm && !(argc > optind + 1 && (!strcmp(argv[optind + 1], "--help") ||
-							 !strcmp(argv[optind + 1], "-h"))) &&
-	    !dm_available()) {
-		errmsg("%s: device-mapper is not available here (modprobe dm_mod; and dm_subvol)",
-		       cmd->name);
+	if (!help && needs_root(cmd, argc - optind, argv + optind) && geteuid() != 0) {
+		errmsg("%s: needs root (it changes images, their seals and devices)", cmd->name);
+		return EXIT_REFUSED;
+	}
+	if (cmd->needs_dm && !help && !dm_available()) {
+		errmsg("%s: device-mapper is not available here (%s)", cmd->name, DM_LOAD_HINT);
 		return EXIT_REFUSED;
 	}
 	argc -= optind;
 	argv += optind;
-	optind = 1;	/* the command parses its own options */
+	optind = 0;	/* the command parses its own options, reinitialised (permuting) */
 	/* getopt names argv[0] in its messages: "subvol create: ..." */
 	snprintf(argv0, sizeof(argv0), "%s %s", progname, cmd->name);
 	argv[0] = argv0;

@@ -6,6 +6,7 @@
  */
 #include "subvol.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -65,8 +66,9 @@ static int check_host(const char *path, int dirfd)
 	const char *p;
 
 	for (p = path; *p; p++) {
-		if (*p == ' ' || *p == '\t' || *p == '\n') {
-			errmsg("pool %s: the path holds whitespace, which no device-mapper table can carry",
+		/* The kernel's table parser splits at whitespace and takes "\\" as an escape. */
+		if (isspace((unsigned char)*p) || *p == '\\' || iscntrl((unsigned char)*p)) {
+			errmsg("pool %s: the path holds whitespace, a backslash or a control character, which no device-mapper table can carry",
 			       path);
 			return -1;
 		}
@@ -282,6 +284,39 @@ static bool spec_is_path(const char *spec, const char *link)
 	return lstat(link, &st) != 0;
 }
 
+/*
+ * Another command holds the pool: say so, and wait for it at most
+ * SUBVOL_LOCK_TIMEOUT seconds (default 300; 0 waits for ever).
+ */
+static int lock_pool(struct pool *pool)
+{
+	const char *env = getenv("SUBVOL_LOCK_TIMEOUT");
+	double limit = env && *env ? atof(env) : 300, start;
+
+	if (!flock(pool->dirfd, LOCK_EX | LOCK_NB))
+		return 0;
+	if (errno != EWOULDBLOCK) {
+		errmsg("pool %s: cannot lock it: %s", pool->meta.name, strerror(errno));
+		return -1;
+	}
+	fprintf(stderr, "%s: pool %s: waiting for another subvol command to finish with it\n",
+		progname, pool->meta.name);
+	start = now_seconds();
+	while (flock(pool->dirfd, LOCK_EX | LOCK_NB)) {
+		if (errno != EWOULDBLOCK) {
+			errmsg("pool %s: cannot lock it: %s", pool->meta.name, strerror(errno));
+			return -1;
+		}
+		if (limit > 0 && now_seconds() - start >= limit) {
+			errmsg("pool %s: another subvol command still holds it after %.0f s (SUBVOL_LOCK_TIMEOUT)",
+			       pool->meta.name, limit);
+			return -1;
+		}
+		usleep(50000);
+	}
+	return 0;
+}
+
 int pool_open(const char *spec, struct pool *pool, bool lock)
 {
 	char link[PATH_MAX], err[256];
@@ -329,14 +364,8 @@ int pool_open(const char *spec, struct pool *pool, bool lock)
 		goto fail;
 	}
 	if (lock) {
-		if (flock(pool->dirfd, LOCK_EX | LOCK_NB)) {
-			trace("pool %s: waiting for another subvol command", pool->meta.name);
-			if (flock(pool->dirfd, LOCK_EX)) {
-				errmsg("pool %s: cannot lock it: %s", pool->meta.name,
-				       strerror(errno));
-				goto fail;
-			}
-		}
+		if (lock_pool(pool))
+			goto fail;
 		pool->locked = true;
 	}
 	return 0;

@@ -35,6 +35,9 @@
 #define SUBVOL_RECORD_XATTR	"trusted.dm-subvol.shared"
 #define SUBVOL_IMAGE_SUFFIX	".img"
 
+/* What to load when device-mapper or the target is missing. */
+#define DM_LOAD_HINT "modprobe dm_mod; modprobe dm-subvol, or insmod dm-subvol.ko where it is not installed"
+
 /* Exit codes: 0 done, 1 refused or failed, 2 usage error. */
 #define EXIT_REFUSED	1
 #define EXIT_USAGE	2
@@ -42,6 +45,7 @@
 /* util.c */
 extern const char *progname;
 extern bool verbose;
+extern int verbosity;	/* -v once: what is done; twice: libdevmapper's debug too */
 void errmsg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void trace(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 #define SIZE_INVALID	(-1)
@@ -116,6 +120,7 @@ struct volume {
 	bool exists;
 };
 
+/* 0, or the exit status: EXIT_USAGE for a malformed name, else EXIT_REFUSED. */
 int volume_spec(const char *spec, struct pool *pool, struct volume *vol,
 		bool lock, bool must_exist);
 int volume_load(struct pool *pool, const char *name, struct volume *vol,

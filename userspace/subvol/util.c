@@ -20,6 +20,7 @@
 
 const char *progname = "subvol";
 bool verbose;
+int verbosity;
 
 /* One line on stderr: "subvol: <what>: <why>". */
 void errmsg(const char *fmt, ...)

@@ -23,14 +23,14 @@ int volume_load(struct pool *pool, const char *name, struct volume *vol,
 	if (!valid_name(name)) {
 		errmsg("volume %s/%s: not a valid name (letters, digits, +_.-; at most %d; no leading - or .)",
 		       pool->meta.name, name, SUBVOL_NAME_MAX);
-		return -1;
+		return EXIT_USAGE;
 	}
 	strcpy(vol->name, name);
 	volume_dm_name(vol, dm_name, sizeof(dm_name));
 	if (strlen(dm_name) >= DM_NAME_LEN) {
 		errmsg("volume %s/%s: its device name would be %zu characters; device-mapper takes %d (shorter pool or volume names)",
 		       pool->meta.name, name, strlen(dm_name), DM_NAME_LEN - 1);
-		return -1;
+		return EXIT_USAGE;
 	}
 	snprintf(vol->path, sizeof(vol->path), "%s/%s%s", pool->path, name,
 		 SUBVOL_IMAGE_SUFFIX);
@@ -43,13 +43,13 @@ int volume_load(struct pool *pool, const char *name, struct volume *vol,
 		else
 			errmsg("volume %s/%s: cannot open %s: %s", pool->meta.name, name,
 			       vol->path, strerror(errno));
-		return -1;
+		return EXIT_REFUSED;
 	}
 	if (volume_meta_read(fd, &vol->meta, err, sizeof(err))) {
 		errmsg("volume %s/%s: %s is not a subvol image (%s)", pool->meta.name,
 		       name, vol->path, err);
 		close(fd);
-		return -1;
+		return EXIT_REFUSED;
 	}
 	close(fd);
 	vol->exists = true;
@@ -62,23 +62,25 @@ int volume_spec(const char *spec, struct pool *pool, struct volume *vol,
 	char pool_spec[4096];
 	const char *slash = strrchr(spec, '/');
 	size_t n;
+	int r;
 
 	if (!slash || slash == spec || !slash[1]) {
 		errmsg("volume %s: give it as POOL/VOLUME", spec);
-		return -1;
+		return EXIT_USAGE;
 	}
 	n = slash - spec;
 	if (n >= sizeof(pool_spec)) {
 		errmsg("volume %s: the pool's path is too long", spec);
-		return -1;
+		return EXIT_USAGE;
 	}
 	memcpy(pool_spec, spec, n);
 	pool_spec[n] = '\0';
 	if (pool_open(pool_spec, pool, lock))
-		return -1;
-	if (volume_load(pool, slash + 1, vol, must_exist)) {
+		return EXIT_REFUSED;
+	r = volume_load(pool, slash + 1, vol, must_exist);
+	if (r) {
 		pool_close(pool);
-		return -1;
+		return r;
 	}
 	return 0;
 }
