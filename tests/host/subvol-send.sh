@@ -346,7 +346,7 @@ for kind in inc full; do
 	receive_refused "$kind: a data record's offset 4K on" cor "$bad" "$(flip "$f" $((first + 9)) 0x10)"
 	receive_refused "$kind: a data record's checksum changed" cor "$bad" "$(flip "$f" $((first + 5)))"
 	receive_refused "$kind: a hole record's length changed" cor "$bad" "$(flip "$f" $((hole + 17)) 0x10)"
-	receive_refused "$kind: a flipped byte in the final checksum" cor "$bad" "$(flip "$f" $((fsz - 1)))"
+	receive_refused "$kind: a flipped byte in the final checksum" cor 'the end record is corrupt' "$(flip "$f" $((fsz - 1)))"
 	early='ends early'
 	receive_refused "$kind: cut inside the header" cor "$early" "$(cut_at "$f" 30)"
 	receive_refused "$kind: cut inside the header's text" cor "$early" "$(cut_at "$f" $((HDR + tlen / 2)))"
@@ -457,8 +457,8 @@ check_eq "send --summary: data_bytes and hole_bytes are the diff's" "$diff_data 
 check_eq "send --summary: data_ranges and hole_ranges are the stream's records" \
 	"$(grep -c '^[0-9]* 1 ' <<<"$recs") $(grep -c '^[0-9]* 2 ' <<<"$recs")" \
 	"$(json_num data_ranges <<<"$sum") $(json_num hole_ranges <<<"$sum")"
-check_eq "send --summary: command, snapshot, base, method" "send s2 s1 extents" \
-	"$(json_num command <<<"$sum") $(json_num snapshot <<<"$sum") $(json_num base <<<"$sum") $(json_num method <<<"$sum")"
+check_eq "send --summary: command, snapshot, base, stream, method" "send s2 s1 incremental extents" \
+	"$(json_num command <<<"$sum") $(json_num snapshot <<<"$sum") $(json_num base <<<"$sum") $(json_num stream <<<"$sum") $(json_num method <<<"$sum")"
 sv send --summary src/s1 2>"$work/sum.err" | wc -c >"$work/sum.size"
 sum=$(cat "$work/sum.err")
 check_eq "send --summary (full): stream_bytes is the stream's size, base null" "$(cat "$work/sum.size") null full" \
@@ -470,8 +470,11 @@ check "it says so on stdout" grep -q '^Received snapshot tiny/s2 ' "$work/sum.ou
 sum=$(cat "$work/sum.err")
 check_eq "receive --summary: one line on stderr" 1 "$(grep -c '' "$work/sum.err")"
 check_json "receive --summary is JSON" "$sum"
-check_eq "receive --summary: stream_bytes, data_bytes, method" "$(size "$ST/sum") $diff_data incremental" \
-	"$(json_num stream_bytes <<<"$sum") $(json_num data_bytes <<<"$sum") $(json_num method <<<"$sum")"
+check_eq "receive --summary: stream_bytes, data_bytes, stream, method" "$(size "$ST/sum") $diff_data incremental null" \
+	"$(json_num stream_bytes <<<"$sum") $(json_num data_bytes <<<"$sum") $(json_num stream <<<"$sum") $(json_num method <<<"$sum")"
+check_eq "its message counts the data and hole records apart, as the summary does" \
+	"$(json_num data_ranges <<<"$sum") data and $(json_num hole_ranges <<<"$sum") hole records" \
+	"$(sed -n 's/.* in \([0-9]* data and [0-9]* hole records\).*/\1/p' "$work/sum.out")"
 check "tiny/s2 is byte-identical to src/s2" cmp "$P/s2.img" "$SM/tiny/s2.img"
 
 echo "# streams: full s1 $s1_stream bytes for $a1 allocated (image 32M);" \

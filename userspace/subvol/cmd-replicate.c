@@ -71,17 +71,24 @@ static void progress_show(struct progress *p, uint64_t done, bool final)
 		p->total ? 100.0 * done / p->total : 100.0, final ? "\n" : "  ");
 }
 
+/*
+ * The same keys for send and receive: "stream" is full or incremental;
+ * "method" is how send found the ranges (extents, content, full), null
+ * for receive, which cannot know.
+ */
 static void summary(const char *cmd, const char *snap, const char *base,
 		    const struct counts *c)
 {
 	fprintf(stderr,
 		"{\"command\": \"%s\", \"snapshot\": \"%s\", \"base\": %s%s%s, "
-		"\"method\": \"%s\", \"stream_bytes\": %" PRIu64 ", \"data_bytes\": %" PRIu64
-		", \"data_ranges\": %" PRIu64 ", \"hole_ranges\": %" PRIu64
-		", \"hole_bytes\": %" PRIu64 ", \"seconds\": %.3f}\n",
+		"\"stream\": \"%s\", \"method\": %s%s%s, \"stream_bytes\": %" PRIu64
+		", \"data_bytes\": %" PRIu64 ", \"data_ranges\": %" PRIu64
+		", \"hole_ranges\": %" PRIu64 ", \"hole_bytes\": %" PRIu64 ", \"seconds\": %.3f}\n",
 		cmd, snap, base ? "\"" : "", base ? base : "null", base ? "\"" : "",
-		c->method, c->stream_bytes, c->data_bytes, c->data_records,
-		c->hole_records, c->hole_bytes, now_seconds() - c->start);
+		base ? "incremental" : "full", c->method ? "\"" : "",
+		c->method ? c->method : "null", c->method ? "\"" : "", c->stream_bytes,
+		c->data_bytes, c->data_records, c->hole_records, c->hole_bytes,
+		now_seconds() - c->start);
 }
 
 /* --- the ranges to send */
@@ -151,7 +158,7 @@ static int ranges_of(const char *cmd, int old_fd, int new_fd, const char *old_na
 	c->method = "extents";
 	r = extents_diff(&mo, &mn, size, out, &shared);
 	if (!r && !shared && mo.nr && mn.nr) {
-		note(cmd, "%s and %s share no extents (none is a reflink copy of the other's): comparing their content",
+		note(cmd, "%s and %s share no extents now: comparing their content",
 		     old_name, new_name);
 		range_list_free(out);
 		c->method = "content";
@@ -798,12 +805,12 @@ verified:
 		       pool.meta.name, name, strerror(errno));
 		goto out;
 	}
-	c.method = base_id[0] ? "incremental" : "full";
+	c.method = NULL;
 	if (sum)
 		summary("receive", name, base_id[0] ? base.name : NULL, &c);
-	printf("Received snapshot %s/%s (%" PRIu64 " bytes of data in %" PRIu64 " records%s%s)\n",
-	       pool.meta.name, name, c.data_bytes, seen, base_id[0] ? ", on top of " : "",
-	       base_id[0] ? base.name : "");
+	printf("Received snapshot %s/%s (%" PRIu64 " bytes of data in %" PRIu64 " data and %" PRIu64 " hole records%s%s)\n",
+	       pool.meta.name, name, c.data_bytes, c.data_records, c.hole_records,
+	       base_id[0] ? ", on top of " : "", base_id[0] ? base.name : "");
 	r = 0;
 	goto out;
 cut:
@@ -811,8 +818,11 @@ cut:
 	       seen, nr);
 	goto out;
 corrupt:
-	errmsg("receive: %s %" PRIu64 " is corrupt (checksum mismatch): nothing was received",
-	       what, seen + (strcmp(what, "end record") ? 0 : 1));
+	if (!strcmp(what, "end record"))
+		errmsg("receive: the end record is corrupt (checksum mismatch): nothing was received");
+	else
+		errmsg("receive: %s %" PRIu64 " is corrupt (checksum mismatch): nothing was received",
+		       what, seen);
 out:
 	image_discard(&img);
 	EVP_MD_CTX_free(rd.sha);
