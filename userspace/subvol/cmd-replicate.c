@@ -249,13 +249,16 @@ int cmd_diff(int argc, char **argv)
 	for (i = 0; i < l.nr; i++)
 		bytes += l.r[i].length;
 	if (json) {
-		printf("{\"old\": \"%s/%s\", \"new\": \"%s/%s\", \"method\": \"%s\", \"bytes\": %" PRIu64 ", \"ranges\": [",
+		/* Laid out as libsmartcols prints list --json ("},{" too); names need no escapes. */
+		printf("{\n   \"old\": \"%s/%s\",\n   \"new\": \"%s/%s\",\n"
+		       "   \"method\": \"%s\",\n   \"bytes\": %" PRIu64 ",\n   \"ranges\": [",
 		       a.pool->meta.name, a.name, b.pool->meta.name, b.name, c.method, bytes);
 		for (i = 0; i < l.nr; i++)
-			printf("%s{\"offset\": %" PRIu64 ", \"length\": %" PRIu64 ", \"kind\": \"%s\"}",
-			       i ? ", " : "", l.r[i].offset, l.r[i].length,
+			printf("%s{\n         \"offset\": %" PRIu64 ",\n"
+			       "         \"length\": %" PRIu64 ",\n         \"kind\": \"%s\"\n      }",
+			       i ? "," : "\n      ", l.r[i].offset, l.r[i].length,
 			       l.r[i].kind == RANGE_DATA ? "data" : "hole");
-		printf("]}\n");
+		printf("%s]\n}\n", l.nr ? "\n   " : "");
 	} else {
 		for (i = 0; i < l.nr; i++)
 			printf("%" PRIu64 " %" PRIu64 " %s\n", l.r[i].offset, l.r[i].length,

@@ -8,6 +8,7 @@
 #include "report.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <libdevmapper.h>
 #include <stdio.h>
@@ -15,6 +16,9 @@
 #include <string.h>
 #include <sys/statvfs.h>
 #include <time.h>
+#include <unistd.h>
+
+enum { OPT_SEPARATOR = 256 };
 
 static int parse_report_opts(const char *cmd, int argc, char **argv,
 			     struct report_opts *o)
@@ -23,13 +27,15 @@ static int parse_report_opts(const char *cmd, int argc, char **argv,
 		{ "json", no_argument, NULL, 'J' },
 		{ "bytes", no_argument, NULL, 'b' },
 		{ "noheadings", no_argument, NULL, 'n' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "separator", required_argument, NULL, OPT_SEPARATOR },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	int c;
 
 	memset(o, 0, sizeof(*o));
-	while ((c = getopt_long(argc, argv, "Jbnh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "Jbno:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'J':
 			o->json = true;
@@ -39,6 +45,12 @@ static int parse_report_opts(const char *cmd, int argc, char **argv,
 			break;
 		case 'n':
 			o->noheadings = true;
+			break;
+		case 'o':
+			o->columns = optarg;
+			break;
+		case OPT_SEPARATOR:
+			o->separator = optarg;
 			break;
 		case 'h':
 			command_help(cmd);
@@ -50,18 +62,80 @@ static int parse_report_opts(const char *cmd, int argc, char **argv,
 	return 0;
 }
 
-static void iso_time(char *buf, size_t len, int64_t t)
+/*
+ * ISO 8601 local time with its offset from UTC, "2026-12-05T01:02:03+01:00",
+ * so that it reads the same whatever TZ the reader has; NULL when unknown.
+ */
+static const char *iso_time(char *buf, size_t len, int64_t t)
 {
 	time_t tt = t;
 	struct tm tm;
+	size_t n;
 
-	if (!t || !localtime_r(&tt, &tm))
-		snprintf(buf, len, "-");
-	else
-		strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm);
+	if (!t || !localtime_r(&tt, &tm) ||
+	    !(n = strftime(buf, len, "%Y-%m-%dT%H:%M:%S%z", &tm)) || n + 2 > len)
+		return NULL;
+	/* strftime's %z is "+0100": ISO 8601's extended form has the colon. */
+	memmove(buf + n - 1, buf + n - 2, 3);
+	buf[n - 2] = ':';
+	return buf;
 }
 
-enum { L_POOL, L_NAME, L_KIND, L_SIZE, L_ALLOC, L_ORIGIN, L_DEVICE, L_CREATED, L_NR };
+/*
+ * The current name of the volume with the given id in the pool, into
+ * out; "" when it is not there (removed, or its name given to another
+ * since).  Images that cannot be read are skipped: they are not the
+ * asker's concern.
+ */
+static void origin_by_id(struct pool *pool, const char *id, char *out, size_t len)
+{
+	struct volume_meta m;
+	char path[SUBVOL_NAME_MAX + 8], err[256];
+	char **names, **n;
+	int fd;
+
+	out[0] = '\0';
+	if (!id[0])
+		return;
+	names = pool_volumes(pool);
+	for (n = names; n && *n && !out[0]; n++) {
+		snprintf(path, sizeof(path), "%s%s", *n, SUBVOL_IMAGE_SUFFIX);
+		fd = openat(pool->dirfd, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		if (fd < 0)
+			continue;
+		if (!volume_meta_read(fd, &m, err, sizeof(err)) && !strcmp(m.id, id))
+			snprintf(out, len, "%s", *n);
+		close(fd);
+	}
+	free_names(names);
+}
+
+/* Fields of a volume's metadata, in list and status alike. */
+static void meta_fields(const struct volume_meta *m, struct field *guarantee,
+			struct field *no_space, struct field *timeout,
+			struct field *low_water, struct field *ignore_discard,
+			struct field *extent_size)
+{
+	const struct subvol_features *f = &m->features;
+
+	guarantee->str = f->no_guarantee ? "none" : "full";
+	no_space->str = f->no_space_queue ? "queue" : "error";
+	/* The timeout is queue's alone; 0 stands for the target's default. */
+	timeout->null = !f->no_space_queue;
+	timeout->num = f->no_space_timeout ? f->no_space_timeout :
+		       DM_SUBVOL_NO_SPACE_TIMEOUT_DEFAULT;
+	low_water->null = !f->low_water_sectors;
+	low_water->num = f->low_water_sectors << 9;
+	ignore_discard->num = f->ignore_discard;
+	extent_size->null = !m->extent_size;
+	extent_size->num = m->extent_size;
+}
+
+enum {
+	L_POOL, L_NAME, L_KIND, L_SIZE, L_ALLOC, L_ORIGIN, L_DEVICE, L_CREATED,
+	L_ID, L_ORIGIN_ID, L_IMAGE, L_GUARANTEE, L_NO_SPACE, L_NO_SPACE_TIMEOUT,
+	L_LOW_WATER_MARK, L_IGNORE_DISCARD, L_EXTENT_SIZE, L_NR
+};
 
 static const struct field list_columns[L_NR] = {
 	[L_POOL] = { "pool", FIELD_STRING },
@@ -72,15 +146,25 @@ static const struct field list_columns[L_NR] = {
 	[L_ORIGIN] = { "origin", FIELD_STRING },
 	[L_DEVICE] = { "device", FIELD_STRING },
 	[L_CREATED] = { "created", FIELD_STRING },
+	[L_ID] = { "id", FIELD_STRING, .hidden = true },
+	[L_ORIGIN_ID] = { "origin_id", FIELD_STRING, .hidden = true },
+	[L_IMAGE] = { "image", FIELD_STRING, .hidden = true },
+	[L_GUARANTEE] = { "guarantee", FIELD_STRING, .hidden = true },
+	[L_NO_SPACE] = { "no_space", FIELD_STRING, .hidden = true },
+	[L_NO_SPACE_TIMEOUT] = { "no_space_timeout", FIELD_NUMBER, .hidden = true },
+	[L_LOW_WATER_MARK] = { "low_water_mark", FIELD_SIZE, .hidden = true },
+	[L_IGNORE_DISCARD] = { "ignore_discard", FIELD_BOOL, .hidden = true },
+	[L_EXTENT_SIZE] = { "extent_size", FIELD_SIZE, .hidden = true },
 };
 
 static int list_pool(struct report *rep, const char *spec)
 {
 	char dev[DM_NAME_LEN + 32], name[DM_NAME_LEN], created[32];
 	struct field row[L_NR];
-	struct volume vol;
+	struct volume *vols;
 	struct pool pool;
-	char **names, **n;
+	char **names;
+	size_t i, j, nr;
 	int r = 0;
 
 	if (pool_open(spec, &pool, false))
@@ -91,27 +175,48 @@ static int list_pool(struct report *rep, const char *spec)
 		pool_close(&pool);
 		return -1;
 	}
-	for (n = names; *n; n++) {
-		if (volume_load(&pool, *n, &vol, true)) {
+	/* All of them first: origins are found by id among them. */
+	for (nr = 0; names[nr]; nr++)
+		;
+	vols = calloc(nr ? nr : 1, sizeof(*vols));
+	if (!vols) {
+		errmsg("pool %s: out of memory", pool.meta.name);
+		free_names(names);
+		pool_close(&pool);
+		return -1;
+	}
+	for (i = 0; i < nr; i++)
+		if (volume_load(&pool, names[i], &vols[i], true))
 			r = -1;
+	for (i = 0; i < nr; i++) {
+		struct volume *v = &vols[i];
+
+		if (!v->exists)
 			continue;
-		}
 		memcpy(row, list_columns, sizeof(row));
 		row[L_POOL].str = pool.meta.name;
-		row[L_NAME].str = vol.name;
-		row[L_KIND].str = volume_kind_name(vol.meta.kind);
-		row[L_SIZE].num = vol.meta.size;
-		row[L_ALLOC].num = volume_allocated(&vol);
-		row[L_ORIGIN].str = vol.meta.origin_name[0] ? vol.meta.origin_name : NULL;
-		if (volume_active(&vol, name, sizeof(name), NULL) == 1) {
+		row[L_NAME].str = v->name;
+		row[L_KIND].str = volume_kind_name(v->meta.kind);
+		row[L_SIZE].num = v->meta.size;
+		row[L_ALLOC].num = volume_allocated(v);
+		for (j = 0; v->meta.origin_id[0] && j < nr; j++)
+			if (vols[j].exists && !strcmp(vols[j].meta.id, v->meta.origin_id))
+				row[L_ORIGIN].str = vols[j].name;
+		if (volume_active(v, name, sizeof(name), NULL) == 1) {
 			snprintf(dev, sizeof(dev), "%s/%s", dm_dir(), name);
 			row[L_DEVICE].str = dev;
 		}
-		iso_time(created, sizeof(created), vol.meta.created);
-		row[L_CREATED].str = created;
+		row[L_CREATED].str = iso_time(created, sizeof(created), v->meta.created);
+		row[L_ID].str = v->meta.id;
+		row[L_ORIGIN_ID].str = v->meta.origin_id[0] ? v->meta.origin_id : NULL;
+		row[L_IMAGE].str = v->path;
+		meta_fields(&v->meta, &row[L_GUARANTEE], &row[L_NO_SPACE],
+			    &row[L_NO_SPACE_TIMEOUT], &row[L_LOW_WATER_MARK],
+			    &row[L_IGNORE_DISCARD], &row[L_EXTENT_SIZE]);
 		if (report_add(rep, row))
 			r = -1;
 	}
+	free(vols);
 	free_names(names);
 	pool_close(&pool);
 	return r;
@@ -119,6 +224,7 @@ static int list_pool(struct report *rep, const char *spec)
 
 int cmd_list(int argc, char **argv)
 {
+	int sel[REPORT_MAX_COLUMNS], nsel;
 	struct report_opts o;
 	struct report *rep;
 	char **pools = NULL, **p;
@@ -127,7 +233,10 @@ int cmd_list(int argc, char **argv)
 	i = parse_report_opts("list", argc, argv, &o);
 	if (i)
 		return i < 0 ? 0 : i;
-	rep = report_new("volumes", &o, list_columns, L_NR);
+	nsel = report_select("list", &o, list_columns, L_NR, sel);
+	if (nsel < 0)
+		return EXIT_USAGE;
+	rep = report_new("volumes", &o, list_columns, sel, nsel);
 	if (!rep) {
 		errmsg("list: out of memory");
 		return EXIT_REFUSED;
@@ -147,23 +256,72 @@ int cmd_list(int argc, char **argv)
 	return r;
 }
 
+/*
+ * status: every field there is; those without a value in the volume's
+ * state (the target's counters of an inactive volume) are hidden, and
+ * show as "-" if -o names them.
+ */
+enum {
+	S_POOL, S_VOLUME, S_KIND, S_STATE, S_DEVICE, S_IMAGE, S_SIZE,
+	S_GUARANTEE, S_NO_SPACE, S_NO_SPACE_TIMEOUT, S_LOW_WATER_MARK,
+	S_IGNORE_DISCARD, S_EXTENT_SIZE,
+	S_BACKED, S_MAPPED, S_SHARED, S_PROMISED, S_COW_RESERVE, S_POOL_CLAIMED,
+	S_POOL_COMMITTED, S_UNCOVERED, S_HOST_FREE, S_CLIENT, S_LOW_WATER,
+	S_ACCOUNTING_ERRORS, S_ORIGIN, S_ORIGIN_ID, S_CREATED, S_ID, S_NR
+};
+
+static const struct field status_fields[S_NR] = {
+	[S_POOL] = { "pool", FIELD_STRING },
+	[S_VOLUME] = { "volume", FIELD_STRING },
+	[S_KIND] = { "kind", FIELD_STRING },
+	[S_STATE] = { "state", FIELD_STRING },
+	[S_DEVICE] = { "device", FIELD_STRING },
+	[S_IMAGE] = { "image", FIELD_STRING },
+	[S_SIZE] = { "size", FIELD_SIZE },
+	[S_GUARANTEE] = { "guarantee", FIELD_STRING },
+	[S_NO_SPACE] = { "no_space", FIELD_STRING },
+	[S_NO_SPACE_TIMEOUT] = { "no_space_timeout", FIELD_NUMBER },
+	[S_LOW_WATER_MARK] = { "low_water_mark", FIELD_SIZE },
+	[S_IGNORE_DISCARD] = { "ignore_discard", FIELD_BOOL },
+	[S_EXTENT_SIZE] = { "extent_size", FIELD_SIZE },
+	[S_BACKED] = { "backed", FIELD_SIZE },
+	[S_MAPPED] = { "mapped", FIELD_SIZE },
+	[S_SHARED] = { "shared", FIELD_SIZE },
+	[S_PROMISED] = { "promised", FIELD_SIZE },
+	[S_COW_RESERVE] = { "cow_reserve", FIELD_SIZE },
+	[S_POOL_CLAIMED] = { "pool_claimed", FIELD_SIZE },
+	[S_POOL_COMMITTED] = { "pool_committed", FIELD_SIZE },
+	[S_UNCOVERED] = { "uncovered", FIELD_SIZE },
+	[S_HOST_FREE] = { "host_free", FIELD_SIZE },
+	[S_CLIENT] = { "client", FIELD_STRING },
+	[S_LOW_WATER] = { "low_water", FIELD_STRING },
+	[S_ACCOUNTING_ERRORS] = { "accounting_errors", FIELD_NUMBER },
+	[S_ORIGIN] = { "origin", FIELD_STRING },
+	[S_ORIGIN_ID] = { "origin_id", FIELD_STRING },
+	[S_CREATED] = { "created", FIELD_STRING },
+	[S_ID] = { "id", FIELD_STRING },
+};
+
 int cmd_status(int argc, char **argv)
 {
 	char name[DM_NAME_LEN], dev[DM_NAME_LEN + 32], params[1024], err[256];
-	char created[32];
+	char created[32], origin[SUBVOL_NAME_MAX + 1];
+	int sel[REPORT_MAX_COLUMNS], nsel, i;
 	struct subvol_status st = { 0 };
 	struct dm_info_lite info;
 	struct report_opts o;
-	struct field f[32];
+	struct field f[S_NR];
 	struct statvfs sv;
 	struct volume vol;
 	struct pool pool;
 	bool active;
-	int n = 0, r;
+	int r;
 
 	r = parse_report_opts("status", argc, argv, &o);
 	if (r)
 		return r < 0 ? 0 : r;
+	if (report_select("status", &o, status_fields, S_NR, sel) < 0)
+		return EXIT_USAGE;
 	if (optind != argc - 1)
 		return usage_error("status", "give one POOL/VOLUME");
 	r = volume_spec(argv[optind], &pool, &vol, false, true);
@@ -188,52 +346,58 @@ int cmd_status(int argc, char **argv)
 		snprintf(dev, sizeof(dev), "%s/%s", dm_dir(), name);
 	}
 
-#define STR(k, v) (f[n++] = (struct field){ k, FIELD_STRING, v })
-#define SIZE(k, v) (f[n++] = (struct field){ k, FIELD_SIZE, NULL, v })
-	STR("pool", pool.meta.name);
-	STR("volume", vol.name);
-	STR("kind", volume_kind_name(vol.meta.kind));
-	STR("state", !active ? "inactive" : info.suspended ? "suspended" :
-	    st.writable ? "active" : "active (read-only)");
-	STR("device", active ? dev : NULL);
-	STR("image", vol.path);
-	SIZE("size", vol.meta.size);
-	STR("guarantee", vol.meta.features.no_guarantee ? "none" : "full");
-	STR("no_space", vol.meta.features.no_space_queue ? "queue" : "error");
+	memcpy(f, status_fields, sizeof(f));
+	f[S_POOL].str = pool.meta.name;
+	f[S_VOLUME].str = vol.name;
+	f[S_KIND].str = volume_kind_name(vol.meta.kind);
+	f[S_STATE].str = !active ? "inactive" : info.suspended ? "suspended" :
+			 st.writable ? "active" : "active (read-only)";
+	f[S_DEVICE].str = active ? dev : NULL;
+	f[S_IMAGE].str = vol.path;
+	f[S_SIZE].num = vol.meta.size;
+	meta_fields(&vol.meta, &f[S_GUARANTEE], &f[S_NO_SPACE], &f[S_NO_SPACE_TIMEOUT],
+		    &f[S_LOW_WATER_MARK], &f[S_IGNORE_DISCARD], &f[S_EXTENT_SIZE]);
+	/* The target's counters: hidden, and "-", unless it gives them. */
+	for (i = S_MAPPED; i <= S_ACCOUNTING_ERRORS; i++)
+		f[i].hidden = f[i].null = true;
 	if (active) {
-		SIZE("backed", st.backed_sectors << 9);
+		f[S_BACKED].num = st.backed_sectors << 9;
 		if (st.has_space) {
-			SIZE("mapped", st.mapped_sectors << 9);
-			SIZE("shared", st.shared_sectors << 9);
-			SIZE("promised", st.promised_sectors << 9);
-			SIZE("cow_reserve", st.cow_reserve_sectors << 9);
-			SIZE("pool_claimed", st.pool_claimed_sectors << 9);
-			SIZE("pool_committed", st.pool_committed_sectors << 9);
-			SIZE("uncovered", st.uncovered_sectors << 9);
+			for (i = S_MAPPED; i <= S_UNCOVERED; i++)
+				f[i].hidden = f[i].null = false;
+			f[S_MAPPED].num = st.mapped_sectors << 9;
+			f[S_SHARED].num = st.shared_sectors << 9;
+			f[S_PROMISED].num = st.promised_sectors << 9;
+			f[S_COW_RESERVE].num = st.cow_reserve_sectors << 9;
+			f[S_POOL_CLAIMED].num = st.pool_claimed_sectors << 9;
+			f[S_POOL_COMMITTED].num = st.pool_committed_sectors << 9;
+			f[S_UNCOVERED].num = st.uncovered_sectors << 9;
+			f[S_CLIENT].hidden = f[S_LOW_WATER].hidden = false;
+			f[S_CLIENT].null = f[S_LOW_WATER].null = false;
+			f[S_CLIENT].str = st.client_attached ? "attached" : "none";
+			f[S_LOW_WATER].str = st.low_water_hit ? "low" : "ok";
 		}
-		if (st.host_free_known)
-			SIZE("host_free", st.host_free_sectors << 9);
-		else
-			STR("host_free", NULL);
-		if (st.has_space) {
-			STR("client", st.client_attached ? "attached" : "none");
-			STR("low_water", st.low_water_hit ? "low" : "ok");
+		f[S_HOST_FREE].hidden = false;
+		f[S_HOST_FREE].null = !st.host_free_known;
+		f[S_HOST_FREE].num = st.host_free_sectors << 9;
+		if (st.has_accounting_errors) {
+			f[S_ACCOUNTING_ERRORS].hidden = f[S_ACCOUNTING_ERRORS].null = false;
+			f[S_ACCOUNTING_ERRORS].num = st.accounting_errors;
 		}
-		if (st.has_accounting_errors)
-			f[n++] = (struct field){ "accounting_errors", FIELD_NUMBER,
-						 NULL, st.accounting_errors };
 	} else {
-		SIZE("backed", volume_allocated(&vol));
-		if (!fstatvfs(pool.dirfd, &sv))
-			SIZE("host_free", (uint64_t)sv.f_bavail * sv.f_frsize);
+		f[S_BACKED].num = volume_allocated(&vol);
+		if (!fstatvfs(pool.dirfd, &sv)) {
+			f[S_HOST_FREE].hidden = f[S_HOST_FREE].null = false;
+			f[S_HOST_FREE].num = (uint64_t)sv.f_bavail * sv.f_frsize;
+		}
 	}
-	STR("origin", vol.meta.origin_name[0] ? vol.meta.origin_name : NULL);
-	iso_time(created, sizeof(created), vol.meta.created);
-	STR("created", created);
-	STR("id", vol.meta.id);
-#undef STR
-#undef SIZE
-	r = report_fields("volume", &o, f, n) ? EXIT_REFUSED : 0;
+	origin_by_id(&pool, vol.meta.origin_id, origin, sizeof(origin));
+	f[S_ORIGIN].str = origin[0] ? origin : NULL;
+	f[S_ORIGIN_ID].str = vol.meta.origin_id[0] ? vol.meta.origin_id : NULL;
+	f[S_CREATED].str = iso_time(created, sizeof(created), vol.meta.created);
+	f[S_ID].str = vol.meta.id;
+	nsel = report_select("status", &o, f, S_NR, sel);
+	r = report_fields("volume", &o, f, sel, nsel) ? EXIT_REFUSED : 0;
 out:
 	pool_close(&pool);
 	return r;
@@ -242,28 +406,61 @@ fail:
 	return EXIT_REFUSED;
 }
 
-static int pool_status(const char *spec, const struct report_opts *o)
+/* pool status and pool list: the same fields, "pool" being list's "name". */
+enum {
+	P_NAME, P_PATH, P_ID, P_CREATED, P_VOLUMES, P_SNAPSHOTS, P_ACTIVE,
+	P_VIRTUAL_SIZE, P_ALLOCATED, P_HOST_SIZE, P_HOST_FREE, P_NR
+};
+
+static const struct field pool_status_fields[P_NR] = {
+	[P_NAME] = { "pool", FIELD_STRING },
+	[P_PATH] = { "path", FIELD_STRING },
+	[P_ID] = { "id", FIELD_STRING },
+	[P_CREATED] = { "created", FIELD_STRING },
+	[P_VOLUMES] = { "volumes", FIELD_NUMBER },
+	[P_SNAPSHOTS] = { "snapshots", FIELD_NUMBER },
+	[P_ACTIVE] = { "active", FIELD_NUMBER },
+	[P_VIRTUAL_SIZE] = { "virtual_size", FIELD_SIZE },
+	[P_ALLOCATED] = { "allocated", FIELD_SIZE },
+	[P_HOST_SIZE] = { "host_size", FIELD_SIZE },
+	[P_HOST_FREE] = { "host_free", FIELD_SIZE },
+};
+
+static const struct field pool_list_columns[P_NR] = {
+	[P_NAME] = { "name", FIELD_STRING },
+	[P_PATH] = { "path", FIELD_STRING },
+	[P_ID] = { "id", FIELD_STRING, .hidden = true },
+	[P_CREATED] = { "created", FIELD_STRING, .hidden = true },
+	[P_VOLUMES] = { "volumes", FIELD_NUMBER },
+	[P_SNAPSHOTS] = { "snapshots", FIELD_NUMBER },
+	[P_ACTIVE] = { "active", FIELD_NUMBER, .hidden = true },
+	[P_VIRTUAL_SIZE] = { "virtual_size", FIELD_SIZE, .hidden = true },
+	[P_ALLOCATED] = { "allocated", FIELD_SIZE, .hidden = true },
+	[P_HOST_SIZE] = { "host_size", FIELD_SIZE, .hidden = true },
+	[P_HOST_FREE] = { "host_free", FIELD_SIZE },
+};
+
+/*
+ * A pool's fields into f (a copy of one of the tables above); -1 when an
+ * image could not be read, so that the counts are short.
+ */
+static int pool_fields(struct pool *pool, struct field *f, char *created,
+		       size_t len)
 {
 	uint64_t virt = 0, alloc = 0, nvol = 0, nsnap = 0, nactive = 0;
-	char created[32];
-	struct field f[16];
 	struct statvfs sv;
 	struct volume vol;
-	struct pool pool;
 	char **names, **p;
 	bool bad = false;
-	int n = 0, r;
 
-	if (pool_open(spec, &pool, false))
-		return EXIT_REFUSED;
-	names = pool_volumes(&pool);
+	names = pool_volumes(pool);
 	if (!names) {
-		errmsg("pool %s: cannot read %s: %s", pool.meta.name, pool.path, strerror(errno));
+		errmsg("pool %s: cannot read %s: %s", pool->meta.name, pool->path, strerror(errno));
 		bad = true;
 	}
 	/* An image it cannot read makes the counts wrong: say so, exit 1. */
 	for (p = names; p && *p; p++) {
-		if (volume_load(&pool, *p, &vol, true)) {
+		if (volume_load(pool, *p, &vol, true)) {
 			bad = true;
 			continue;
 		}
@@ -277,44 +474,48 @@ static int pool_status(const char *spec, const struct report_opts *o)
 			nactive++;
 	}
 	free_names(names);
-	if (fstatvfs(pool.dirfd, &sv))
+	if (fstatvfs(pool->dirfd, &sv))
 		memset(&sv, 0, sizeof(sv));
-	iso_time(created, sizeof(created), pool.meta.created);
-	f[n++] = (struct field){ "pool", FIELD_STRING, pool.meta.name };
-	f[n++] = (struct field){ "path", FIELD_STRING, pool.path };
-	f[n++] = (struct field){ "id", FIELD_STRING, pool.meta.id };
-	f[n++] = (struct field){ "created", FIELD_STRING, created };
-	f[n++] = (struct field){ "volumes", FIELD_NUMBER, NULL, nvol };
-	f[n++] = (struct field){ "snapshots", FIELD_NUMBER, NULL, nsnap };
-	f[n++] = (struct field){ "active", FIELD_NUMBER, NULL, nactive };
-	f[n++] = (struct field){ "virtual_size", FIELD_SIZE, NULL, virt };
-	f[n++] = (struct field){ "allocated", FIELD_SIZE, NULL, alloc };
-	f[n++] = (struct field){ "host_size", FIELD_SIZE, NULL,
-				 (uint64_t)sv.f_blocks * sv.f_frsize };
-	f[n++] = (struct field){ "host_free", FIELD_SIZE, NULL,
-				 (uint64_t)sv.f_bavail * sv.f_frsize };
-	r = report_fields("pool", o, f, n) || bad ? EXIT_REFUSED : 0;
+	f[P_NAME].str = pool->meta.name;
+	f[P_PATH].str = pool->path;
+	f[P_ID].str = pool->meta.id;
+	f[P_CREATED].str = iso_time(created, len, pool->meta.created);
+	f[P_VOLUMES].num = nvol;
+	f[P_SNAPSHOTS].num = nsnap;
+	f[P_ACTIVE].num = nactive;
+	f[P_VIRTUAL_SIZE].num = virt;
+	f[P_ALLOCATED].num = alloc;
+	f[P_HOST_SIZE].num = (uint64_t)sv.f_blocks * sv.f_frsize;
+	f[P_HOST_FREE].num = (uint64_t)sv.f_bavail * sv.f_frsize;
+	return bad ? -1 : 0;
+}
+
+static int pool_status(const char *spec, const struct report_opts *o,
+		       const int *sel, int nsel)
+{
+	struct field f[P_NR];
+	struct pool pool;
+	char created[32];
+	int r;
+
+	if (pool_open(spec, &pool, false))
+		return EXIT_REFUSED;
+	memcpy(f, pool_status_fields, sizeof(f));
+	r = pool_fields(&pool, f, created, sizeof(created));
+	r = report_fields("pool", o, f, sel, nsel) || r ? EXIT_REFUSED : 0;
 	pool_close(&pool);
 	return r;
 }
 
-static int pool_list(const struct report_opts *o)
+static int pool_list(const struct report_opts *o, const int *sel, int nsel)
 {
-	static const struct field cols[] = {
-		{ "name", FIELD_STRING }, { "path", FIELD_STRING },
-		{ "volumes", FIELD_NUMBER }, { "snapshots", FIELD_NUMBER },
-		{ "host_free", FIELD_SIZE },
-	};
-	struct field row[5];
-	struct volume vol;
-	struct statvfs sv;
+	struct field row[P_NR];
 	struct report *rep;
 	struct pool pool;
-	char **names, **p, **vols, **v;
-	uint64_t nvol, nsnap;
+	char **names, **p, created[32];
 	int r = 0;
 
-	rep = report_new("pools", o, cols, 5);
+	rep = report_new("pools", o, pool_list_columns, sel, nsel);
 	if (!rep)
 		return EXIT_REFUSED;
 	names = pool_registered();
@@ -323,29 +524,9 @@ static int pool_list(const struct report_opts *o)
 			r = EXIT_REFUSED;
 			continue;
 		}
-		vols = pool_volumes(&pool);
-		if (!vols) {
-			errmsg("pool %s: cannot read %s: %s", pool.meta.name, pool.path,
-			       strerror(errno));
+		memcpy(row, pool_list_columns, sizeof(row));
+		if (pool_fields(&pool, row, created, sizeof(created)))
 			r = EXIT_REFUSED;
-		}
-		for (nvol = nsnap = 0, v = vols; v && *v; v++) {
-			if (volume_load(&pool, *v, &vol, true)) {
-				r = EXIT_REFUSED;	/* the counts are short */
-				continue;
-			}
-			if (vol.meta.kind == VOLUME_KIND_SNAPSHOT)
-				nsnap++;
-			else
-				nvol++;
-		}
-		free_names(vols);
-		memcpy(row, cols, sizeof(row));
-		row[0].str = pool.meta.name;
-		row[1].str = pool.path;
-		row[2].num = nvol;
-		row[3].num = nsnap;
-		row[4].num = fstatvfs(pool.dirfd, &sv) ? 0 : (uint64_t)sv.f_bavail * sv.f_frsize;
 		report_add(rep, row);
 		pool_close(&pool);
 	}
@@ -361,9 +542,9 @@ int cmd_pool(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
+	int sel[REPORT_MAX_COLUMNS], nsel, c, r;
 	const char *sub, *name = NULL;
 	struct report_opts o;
-	int c, r;
 
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		if (argc < 2)
@@ -392,12 +573,16 @@ int cmd_pool(int argc, char **argv)
 		r = parse_report_opts("pool", argc, argv, &o);
 		if (r)
 			return r < 0 ? 0 : r;
+		nsel = report_select("pool", &o, sub[0] == 'l' ? pool_list_columns :
+				     pool_status_fields, P_NR, sel);
+		if (nsel < 0)
+			return EXIT_USAGE;
 		if (sub[0] == 'l')
-			return optind == argc ? pool_list(&o) :
+			return optind == argc ? pool_list(&o, sel, nsel) :
 			       usage_error("pool", "pool list takes no arguments");
 		if (optind != argc - 1)
 			return usage_error("pool", "pool status: give one POOL");
-		return pool_status(argv[optind], &o);
+		return pool_status(argv[optind], &o, sel, nsel);
 	}
 	return usage_error("pool", "unknown subcommand \"%s\" (create, import, status, list)", sub);
 }

@@ -27,14 +27,27 @@ static const struct command commands[] = {
 	{ "pool", cmd_pool, false, false,
 	  "pool create [--name NAME] DIRECTORY\n"
 	  "pool import DIRECTORY\n"
-	  "pool status [--json] [--bytes] POOL\n"
-	  "pool list [--json] [--bytes] [--noheadings]\n"
+	  "pool status [options] POOL\n"
+	  "pool list [options]\n"
 	  "\n"
 	  "  create   make DIRECTORY (on a host XFS with reflink) a pool and\n"
 	  "           register its name (default: the directory's name)\n"
 	  "  import   register an existing pool directory, e.g. after a move\n"
 	  "  status   the pool's volumes, sizes and host space\n"
-	  "  list     the registered pools\n" },
+	  "  list     the registered pools\n"
+	  "\n"
+	  "Options of status and list:\n"
+	  "  -o, --output COLUMNS   the columns, comma-separated; +COLUMNS adds to\n"
+	  "                         the defaults\n"
+	  "  -n, --noheadings       no heading line (status: values without labels)\n"
+	  "      --separator STR    fields apart by STR, not aligned\n"
+	  "  -J, --json             JSON\n"
+	  "  -b, --bytes            sizes in bytes\n"
+	  "\n"
+	  "  status fields: pool,path,id,created,volumes,snapshots,active,\n"
+	  "    virtual_size,allocated,host_size,host_free\n"
+	  "  list columns: name,path,volumes,snapshots,host_free; also id,created,\n"
+	  "    active,virtual_size,allocated,host_size\n" },
 	{ "create", cmd_create, false, true,
 	  "create --size SIZE [options] POOL/VOLUME\n"
 	  "\n"
@@ -60,15 +73,40 @@ static const struct command commands[] = {
 	  "\n"
 	  "  Remove the device; refused while it is open (mounted).\n" },
 	{ "list", cmd_list, false, false,
-	  "list [--json] [--bytes] [--noheadings] [POOL...]\n"
+	  "list [options] [POOL...]\n"
 	  "\n"
 	  "  The volumes and snapshots of the pools (default: every registered\n"
-	  "  pool): size, space allocated on the host, origin, device.\n" },
-	{ "status", cmd_status, false, false,
-	  "status [--json] [--bytes] POOL/VOLUME\n"
+	  "  pool): size, space allocated on the host, origin, device.\n"
 	  "\n"
-	  "  A volume's sizes and space as the target reports them (virtual size,\n"
-	  "  backed, shared, promised, copy-on-write reserve, host free).\n" },
+	  "  -o, --output COLUMNS   the columns, comma-separated; +COLUMNS adds to\n"
+	  "                         the defaults\n"
+	  "  -n, --noheadings       no heading line\n"
+	  "      --separator STR    fields apart by STR, not aligned\n"
+	  "  -J, --json             JSON\n"
+	  "  -b, --bytes            sizes in bytes\n"
+	  "\n"
+	  "  Columns: pool,name,kind,size,alloc,origin,device,created; also id,\n"
+	  "  origin_id,image,guarantee,no_space,no_space_timeout,low_water_mark,\n"
+	  "  ignore_discard,extent_size\n" },
+	{ "status", cmd_status, false, false,
+	  "status [options] POOL/VOLUME\n"
+	  "\n"
+	  "  A volume's options as it was created with them, and its sizes and\n"
+	  "  space as the target reports them (virtual size, backed, shared,\n"
+	  "  promised, copy-on-write reserve, host free).\n"
+	  "\n"
+	  "  -o, --output FIELDS    the fields, comma-separated; +FIELDS adds to\n"
+	  "                         the defaults\n"
+	  "  -n, --noheadings       values alone, without their labels\n"
+	  "      --separator STR    NAME STR VALUE lines, not aligned\n"
+	  "  -J, --json             JSON\n"
+	  "  -b, --bytes            sizes in bytes\n"
+	  "\n"
+	  "  Fields: pool,volume,kind,state,device,image,size,guarantee,no_space,\n"
+	  "  no_space_timeout,low_water_mark,ignore_discard,extent_size,backed,\n"
+	  "  mapped,shared,promised,cow_reserve,pool_claimed,pool_committed,\n"
+	  "  uncovered,host_free,client,low_water,accounting_errors,origin,\n"
+	  "  origin_id,created,id (those the volume's state lacks: with -o only)\n" },
 	{ "snapshot", cmd_snapshot, false, true,
 	  "snapshot [--writable] [--activate] POOL/VOLUME NAME\n"
 	  "\n"
