@@ -51,7 +51,8 @@ static const struct command commands[] = {
 	{ "create", cmd_create, false, true,
 	  "create --size SIZE [options] POOL/VOLUME\n"
 	  "\n"
-	  "  -s, --size SIZE             virtual size (K, M, G, T; rounded up to host blocks)\n"
+	  "  -s, --size SIZE             virtual size (K, M, G, T, P, E; rounded up to\n"
+	  "                              host blocks)\n"
 	  "      --guarantee full|none   back every promise to the filesystem on top\n"
 	  "                              with claimed host space (default full)\n"
 	  "      --no-space error|queue  a write the host has no space for: ENOSPC at\n"
@@ -207,10 +208,13 @@ static void usage(FILE *out)
 			fprintf(out, "  pool import|status|list ...\n");
 	}
 	fprintf(out, "\nOptions:\n"
-		"  -v, --verbose   say what is done (tables, libdevmapper, child programs)\n"
+		"  -v, --verbose   say what is done (tables, libdevmapper, child programs);\n"
+		"                  anywhere on the line, -vv for libdevmapper's debug\n"
 		"  -V, --version   print the version\n"
 		"  -h, --help      this help; COMMAND --help for a command's\n"
-		"\nSizes take K, M, G, T, P (powers of 1024) or s (512-byte sectors).\n"
+		"\nOptions may follow arguments; -- ends them.\n"
+		"Sizes take K, M, G, T, P, E (powers of 1024) or s (512-byte sectors).\n"
+		"Commands that change pools, images or devices need root.\n"
 		"Exit status: 0 done, 1 refused or failed, 2 usage error.\n"
 		"See subvol(8).\n");
 }
