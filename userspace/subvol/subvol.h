@@ -21,7 +21,7 @@
 
 #include "subvol-status.h"
 
-#define SUBVOL_TOOL_VERSION	"1.0.0"
+#define SUBVOL_TOOL_VERSION	"1.1.0"
 
 /* Device-mapper UUIDs: SUBVOL-<pool uuid>-<volume uuid>, hex digits. */
 #define SUBVOL_UUID_PREFIX	"SUBVOL-"
