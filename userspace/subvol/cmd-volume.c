@@ -107,20 +107,11 @@ static int make_fs(struct volume *vol, const char *type, const char *dev)
 
 static int remove_image(struct volume *vol)
 {
-	char file[SUBVOL_NAME_MAX + 8];
-	int fd;
-
-	snprintf(file, sizeof(file), "%s%s", vol->name, SUBVOL_IMAGE_SUFFIX);
-	fd = openat(vol->pool->dirfd, file, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (unlinkat(vol->pool->dirfd, file, 0) || fsync(vol->pool->dirfd)) {
+	if (image_unlink(vol->pool, vol->name)) {
 		errmsg("volume %s/%s: cannot remove %s: %s", vol->pool->meta.name,
 		       vol->name, vol->path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
 		return -1;
 	}
-	if (fd >= 0)
-		image_free_blocks(fd);
 	return 0;
 }
 

@@ -107,6 +107,42 @@ void image_free_blocks(int fd)
 	close(fd);
 }
 
+/*
+ * Every unlink and rename of a pool's image goes through these two, so
+ * that what an image's flags demand first (an immutable snapshot) is done
+ * in one place.  Both sync the directory; errno is kept on failure.
+ */
+int image_unlink(struct pool *pool, const char *name)
+{
+	char file[SUBVOL_NAME_MAX + 8];
+	int fd, saved;
+
+	snprintf(file, sizeof(file), "%s%s", name, SUBVOL_IMAGE_SUFFIX);
+	fd = openat(pool->dirfd, file, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (unlinkat(pool->dirfd, file, 0) || fsync(pool->dirfd)) {
+		saved = errno;
+		if (fd >= 0)
+			close(fd);
+		errno = saved;
+		return -1;
+	}
+	if (fd >= 0)
+		image_free_blocks(fd);
+	return 0;
+}
+
+/* Never over an existing image: EEXIST if new_name is taken. */
+int image_rename(struct pool *pool, const char *old_name, const char *new_name)
+{
+	char from[SUBVOL_NAME_MAX + 8], to[SUBVOL_NAME_MAX + 8];
+
+	snprintf(from, sizeof(from), "%s%s", old_name, SUBVOL_IMAGE_SUFFIX);
+	snprintf(to, sizeof(to), "%s%s", new_name, SUBVOL_IMAGE_SUFFIX);
+	if (renameat2(pool->dirfd, from, pool->dirfd, to, RENAME_NOREPLACE))
+		return -1;
+	return fsync(pool->dirfd);
+}
+
 void image_discard(struct new_image *img)
 {
 	if (img->fd >= 0)

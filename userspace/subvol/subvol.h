@@ -130,6 +130,8 @@ int image_set_extent_size(int fd, uint32_t bytes, char *err, size_t errlen);
 int image_clone_from(struct new_image *img, int src_fd);
 int image_publish(struct new_image *img, const char *name, bool replace);
 void image_discard(struct new_image *img);
+int image_unlink(struct pool *pool, const char *name);
+int image_rename(struct pool *pool, const char *old_name, const char *new_name);
 void image_free_blocks(int fd);
 int image_forget_sharing(int fd);
 bool image_is_xfs(int fd);
