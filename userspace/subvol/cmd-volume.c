@@ -31,8 +31,7 @@ static int parse_choice(const char *cmd, const char *opt, const char *val,
 	return 0;
 }
 
-static int parse_policy(const char *cmd, int opt, const char *arg,
-			struct volume_meta *m)
+int parse_policy(const char *cmd, int opt, const char *arg, struct volume_meta *m)
 {
 	struct subvol_features *f = &m->features;
 	uint64_t v;
@@ -73,8 +72,7 @@ static int parse_policy(const char *cmd, int opt, const char *arg,
 	{ "low-water", required_argument, NULL, 'l' }, \
 	{ "ignore-discard", no_argument, NULL, 'D' }
 
-static int check_policies(const char *cmd, const struct volume_meta *m,
-			  uint64_t block)
+int check_policies(const char *cmd, const struct volume_meta *m, uint64_t block)
 {
 	if (m->features.no_space_timeout && !m->features.no_space_queue)
 		return usage_error(cmd, "--no-space-timeout needs --no-space queue");
@@ -83,7 +81,31 @@ static int check_policies(const char *cmd, const struct volume_meta *m,
 				   m->extent_size, block);
 	if (m->extent_size > block && !m->features.no_guarantee)
 		return usage_error(cmd, "--extent-size needs --guarantee none: the host would allocate whole extents for one-block writes, which the guarantee does not count");
+	/* The space left to fill is at most the size: it would fire at once. */
+	if (m->features.low_water_sectors && m->features.low_water_sectors >= m->size >> 9) {
+		char lw[32], sz[32];
+
+		format_size(lw, sizeof(lw), m->features.low_water_sectors << 9);
+		format_size(sz, sizeof(sz), m->size);
+		return usage_error(cmd, "--low-water: %s is not below the volume's size (%s)",
+				   lw, sz);
+	}
 	return 0;
+}
+
+void new_volume_meta(struct volume_meta *meta, uint64_t block)
+{
+	char size_str[32];
+
+	if (meta->size % block) {
+		meta->size += block - meta->size % block;
+		format_size(size_str, sizeof(size_str), meta->size);
+		printf("Rounding the size up to %s (%" PRIu64 " bytes, whole %" PRIu64 "-byte host blocks)\n",
+		       size_str, meta->size, block);
+	}
+	new_id(meta->id);
+	meta->kind = VOLUME_KIND_VOLUME;
+	meta->created = time(NULL);
 }
 
 static int make_fs(struct volume *vol, const char *type, const char *dev)
@@ -190,15 +212,7 @@ int cmd_create(int argc, char **argv)
 	if (r)
 		goto out;
 	r = EXIT_REFUSED;
-	if (meta.size % block) {
-		meta.size += block - meta.size % block;
-		format_size(size_str, sizeof(size_str), meta.size);
-		printf("Rounding the size up to %s (%" PRIu64 " bytes, whole %" PRIu64 "-byte host blocks)\n",
-		       size_str, meta.size, block);
-	}
-	new_id(meta.id);
-	meta.kind = VOLUME_KIND_VOLUME;
-	meta.created = time(NULL);
+	new_volume_meta(&meta, block);
 	vol.meta = meta;
 
 	if (image_tmp_open(&pool, &img)) {
