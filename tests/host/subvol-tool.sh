@@ -121,14 +121,15 @@ check_eq "the name now points at the new place" "$X/moved" "$(readlink "$reg/mov
 check_fails "the name stays the pool's, not the new directory's" test -L "$reg/moved"
 check_eq "pool status finds it by name" "$X/moved" "$(sv pool status mover 2>&1 | field Path)"
 check_eq "its volume is there" inactive "$(sv status mover/v 2>&1 | field State)"
-check "pool import again: nothing to do" sv pool import "$X/moved"
+check_eq "pool import again: nothing to do" "Pool mover at $X/moved is already registered as mover" "$(sv pool import "$X/moved" 2>&1)"
 cp -a "$X/moved" "$X/moved-copy"
 refused "import of a copy whose name a live pool holds" mover 'already registered' sv pool import "$X/moved-copy"
 check_eq "the name stays registered to the live pool" "$X/moved" "$(readlink "$reg/mover")"
 mkdir "$X/plain"
 refused "import of a directory that is no pool" plain 'not a pool' sv pool import "$X/plain"
 check_fails "nothing is registered" test -L "$reg/plain"
-check_status "pool import --name: usage error" 2 sv pool import --name x "$X/moved"
+refused "pool import --name of a registered pool (export it first)" mover 'export' sv pool import --name x "$X/moved"
+check_fails "nothing is registered" test -L "$reg/x"
 
 # --- create --inactive -----------------------------------------------------
 M=$X/main

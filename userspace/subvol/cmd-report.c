@@ -359,18 +359,18 @@ int cmd_pool(int argc, char **argv)
 	argv++;
 	if (!strcmp(sub, "create") || !strcmp(sub, "import")) {
 		while ((c = getopt_long(argc, argv, "+N:h", opts, NULL)) != -1) {
-			if (c == 'N' && sub[0] == 'c')
+			if (c == 'N')
 				name = optarg;
 			else if (c == 'h')
 				return command_help("pool");
 			else
-				return usage_error("pool", c == 'N' ? "--name is for pool create" : NULL);
+				return usage_error("pool", NULL);
 		}
 		if (optind != argc - 1)
 			return usage_error("pool", "pool %s: give one DIRECTORY", sub);
 		if (sub[0] == 'c')
 			return pool_create(argv[optind], name) ? EXIT_REFUSED : 0;
-		return pool_import(argv[optind]) ? EXIT_REFUSED : 0;
+		return pool_import(argv[optind], name) ? EXIT_REFUSED : 0;
 	}
 	if (!strcmp(sub, "status") || !strcmp(sub, "list")) {
 		r = parse_report_opts("pool", argc, argv, &o);

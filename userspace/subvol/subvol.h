@@ -91,7 +91,9 @@ struct pool {
 };
 
 int pool_create(const char *path, const char *name);
-int pool_import(const char *path);
+/* Under its own name, or new_name (written to its metadata); NULL keeps it. */
+int pool_import(const char *path, const char *new_name);
+int pool_unregister(const struct pool *pool);
 int pool_open(const char *name_or_path, struct pool *pool, bool lock);
 void pool_close(struct pool *pool);
 /* The host's block size: volume sizes and stream records are whole blocks. */
@@ -170,6 +172,8 @@ int volume_active(const struct volume *vol, char *name, size_t namelen,
 		  struct dm_info_lite *info);
 int volume_table(const struct volume *vol, char *params, size_t len);
 void pool_rescan_sharing(struct pool *pool);
+/* 1 a volume is active (its name in name), 0 none, -1 unknown (said why). */
+int pool_active_volume(struct pool *pool, char *name, size_t namelen);
 
 /*
  * cmd-snapshot.c: a new unnamed image in src's pool sharing every block
@@ -199,5 +203,4 @@ int cmd_udev_name(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_send(int argc, char **argv);
 int cmd_receive(int argc, char **argv);
-
 #endif
