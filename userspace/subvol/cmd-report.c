@@ -351,7 +351,7 @@ int cmd_pool(int argc, char **argv)
 
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		if (argc < 2)
-			return usage_error("pool", "give a subcommand: create, import, status or list");
+			return usage_error("pool", "give a subcommand: create, import, status, list, export or remove");
 		return command_help("pool");
 	}
 	sub = argv[1];
@@ -372,6 +372,8 @@ int cmd_pool(int argc, char **argv)
 			return pool_create(argv[optind], name) ? EXIT_REFUSED : 0;
 		return pool_import(argv[optind], name) ? EXIT_REFUSED : 0;
 	}
+	if (!strcmp(sub, "export") || !strcmp(sub, "remove"))
+		return cmd_pool_admin(sub, argc, argv);
 	if (!strcmp(sub, "status") || !strcmp(sub, "list")) {
 		r = parse_report_opts("pool", argc, argv, &o);
 		if (r)
@@ -383,7 +385,7 @@ int cmd_pool(int argc, char **argv)
 			return usage_error("pool", "pool status: give one POOL");
 		return pool_status(argv[optind], &o);
 	}
-	return usage_error("pool", "unknown subcommand \"%s\" (create, import, status, list)", sub);
+	return usage_error("pool", "unknown subcommand \"%s\" (create, import, status, list, export, remove)", sub);
 }
 
 /*

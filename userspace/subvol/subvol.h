@@ -203,4 +203,11 @@ int cmd_udev_name(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_send(int argc, char **argv);
 int cmd_receive(int argc, char **argv);
+/* cmd-admin.c */
+int cmd_rename(int argc, char **argv);
+int cmd_set(int argc, char **argv);
+int cmd_import(int argc, char **argv);
+/* pool export and pool remove; argv[0] is sub. */
+int cmd_pool_admin(const char *sub, int argc, char **argv);
+
 #endif
