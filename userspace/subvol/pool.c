@@ -337,8 +337,8 @@ int pool_import(const char *path, const char *new_name)
 		strcpy(m.name, new_name);
 	registry_path(link, sizeof(link), m.name);
 	n = readlink(link, target, sizeof(target) - 1);
-	if (n >= 0 && (target[n] = '\0', strcmp(target, pool.path)) &&
-	    !registry_stale(link, m.name)) {
+	target[n > 0 ? n : 0] = '\0';
+	if (n > 0 && strcmp(target, pool.path) && !registry_stale(link, m.name)) {
 		errmsg("pool %s: the name is already registered for %s (import it under another with --name)",
 		       m.name, target);
 		goto out;
