@@ -124,6 +124,7 @@ check_status "set --no-space error --no-space-timeout 5: usage error" 2 sv set -
 check_status "set --no-space-timeout 0: usage error" 2 sv set --no-space-timeout 0 main/data2
 check_status "set --low-water 1000 (not whole sectors): usage error" 2 sv set --low-water 1000 main/data2
 check_status "set --ignore-discard --no-ignore-discard: usage error" 2 sv set --ignore-discard --no-ignore-discard main/data2
+check_status "set --no-ignore-discard --ignore-discard: usage error" 2 sv set --no-ignore-discard --ignore-discard main/data2
 check_status "set --guarantee none (not changeable): usage error" 2 sv set --guarantee none main/data2
 check_status "set without a volume: usage error" 2 sv set --ignore-discard
 check_eq "the usage errors left the metadata alone" "$before" "$(vol_attr "$M/data2.img")"

@@ -167,6 +167,7 @@ int cmd_set(int argc, char **argv)
 	char name[DM_NAME_LEN], lw[32], sz[32];
 	struct dm_info_lite info;
 	unsigned int given = 0;
+	bool no_ignore = false;
 	struct pool pool;
 	struct volume vol;
 	int c, fd = -1, r, active;
@@ -184,8 +185,7 @@ int cmd_set(int argc, char **argv)
 				 c == 'l' ? SET_LOW_WATER : SET_DISCARD;
 			break;
 		case 'd':
-			if (want.features.ignore_discard)
-				return usage_error(cmd, "--ignore-discard or --no-ignore-discard, not both");
+			no_ignore = true;
 			given |= SET_DISCARD;
 			break;
 		case 'h':
@@ -198,6 +198,8 @@ int cmd_set(int argc, char **argv)
 		return usage_error(cmd, "give one POOL/VOLUME");
 	if (!given)
 		return usage_error(cmd, "give an option to change");
+	if (no_ignore && want.features.ignore_discard)
+		return usage_error(cmd, "--ignore-discard or --no-ignore-discard, not both");
 	if ((given & SET_NO_SPACE) && (given & SET_TIMEOUT) && !want.features.no_space_queue)
 		return usage_error(cmd, "--no-space-timeout needs --no-space queue");
 	if (volume_spec(argv[optind], &pool, &vol, true, true))
