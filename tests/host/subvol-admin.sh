@@ -128,6 +128,11 @@ check_status "set --no-ignore-discard --ignore-discard: usage error" 2 sv set --
 check_status "set --guarantee none (not changeable): usage error" 2 sv set --guarantee none main/data2
 check_status "set without a volume: usage error" 2 sv set --ignore-discard
 check_eq "the usage errors left the metadata alone" "$before" "$(vol_attr "$M/data2.img")"
+check "set --low-water 4M on main/c1 (8M)" sv set --low-water 4M main/c1
+refused "resize --yes --size 4M below it" main/c1 'low-water mark is not below' sv resize --yes --size 4M main/c1
+check_eq "the size is kept" "8388608 8388608" "$(stat -c %s "$M/c1.img") $(meta size "$M/c1.img")"
+check "resize --yes --size 5M above it" sv resize --yes --size 5M main/c1
+check "set --low-water 0 main/c1" sv set --low-water 0 main/c1
 check_status "create --low-water 1G on a 100M volume: usage error (review item 8)" 2 \
 	sv create --inactive --size 100M --low-water 1G main/lw
 check_fails "nothing made" test -e "$M/lw.img"

@@ -442,6 +442,11 @@ int cmd_resize(int argc, char **argv)
 			       pool.meta.name, vol.name, dm_dir(), name);
 			goto out;
 		}
+		if (meta.features.low_water_sectors && meta.features.low_water_sectors >= size >> 9) {
+			errmsg("volume %s/%s: its low-water mark is not below %s; lower it first (subvol set --low-water)",
+			       pool.meta.name, vol.name, size_str);
+			goto out;
+		}
 		snprintf(q, sizeof(q), "Shrink %s/%s to %s? Data past the new end is lost, and a filesystem on it breaks unless shrunk first.",
 			 pool.meta.name, vol.name, size_str);
 		if (!yes && !confirm(q)) {
