@@ -104,6 +104,15 @@ chattr -i "$A/q1/s1.img"
 err_is "send --from a base that is no longer sealed: refused" 1 \
 	'send: base q1/s1 cannot be trusted' sv send --from s1 q1/s2
 chattr +i "$A/q1/s1.img"
+# Renaming a sealed snapshot keeps it sealed; it does not make a changed
+# one trusted.
+check "rename the changed base q1/s1 to s1r" sv rename q1/s1 s1r
+check_eq "it is still immutable" immutable "$(immutable "$A/q1/s1r.img")"
+err_is "send --from it is still refused" 1 'base q1/s1r cannot be trusted' sv send --from s1r q1/s2
+check "q1/s3, a sound snapshot" sv snapshot q1/a s3
+check "rename it to s3r" sv rename q1/s3 s3r
+check_eq "it is still immutable" immutable "$(immutable "$A/q1/s3r.img")"
+check "send --from the renamed sound base" bash -c "'$SUBVOL' send --from s3r q1/s2 >/dev/null 2>&1"
 
 # --- item 2: sizes that wrapped -----------------------------------------------
 check "q1/v (32 MiB of data)" sv create --inactive -s 32M q1/v
@@ -214,5 +223,8 @@ check "q3/x (an XFS in it)" sv create --inactive -s 300M q3/x
 check "mkfs.xfs in the image" mkfs.xfs -q "$A/q3/x.img"
 out=$(sv snapshot q3/x xs 2>&1)
 check "an inactive snapshot's hint says to activate it first" grep -q 'subvol activate q3/xs' <<<"$out" || show "$out"
+check "pool remove --yes of a pool with sealed snapshots" sv pool remove --yes q3
+check_eq "its images are gone" "" "$(cd "$A/q3" && ls)"
+check_eq "and its seals" "" "$(getfattr --absolute-names -d -m 'user.subvol' "$A/q3" 2>/dev/null | grep -v '^#' | grep .)"
 
 finish

@@ -121,14 +121,15 @@ check_eq "the name now points at the new place" "$X/moved" "$(readlink "$reg/mov
 check_fails "the name stays the pool's, not the new directory's" test -L "$reg/moved"
 check_eq "pool status finds it by name" "$X/moved" "$(sv pool status mover 2>&1 | field Path)"
 check_eq "its volume is there" inactive "$(sv status mover/v 2>&1 | field State)"
-check "pool import again: nothing to do" sv pool import "$X/moved"
+check_eq "pool import again: nothing to do" "Pool mover at $X/moved is already registered as mover" "$(sv pool import "$X/moved" 2>&1)"
 cp -a "$X/moved" "$X/moved-copy"
 refused "import of a copy whose name a live pool holds" mover 'already registered' sv pool import "$X/moved-copy"
 check_eq "the name stays registered to the live pool" "$X/moved" "$(readlink "$reg/mover")"
 mkdir "$X/plain"
 refused "import of a directory that is no pool" plain 'not a pool' sv pool import "$X/plain"
 check_fails "nothing is registered" test -L "$reg/plain"
-check_status "pool import --name: usage error" 2 sv pool import --name x "$X/moved"
+refused "pool import --name of a registered pool (export it first)" mover 'export' sv pool import --name x "$X/moved"
+check_fails "nothing is registered" test -L "$reg/x"
 
 # --- create --inactive -----------------------------------------------------
 M=$X/main
@@ -145,7 +146,7 @@ check "create --guarantee none --no-space queue --no-space-timeout 30 --extent-s
 check_eq "metadata: the policies given" "none queue 30 1048576" \
 	"$(meta guarantee "$M/v2.img") $(meta no_space "$M/v2.img") $(meta no_space_timeout "$M/v2.img") $(meta extent_size "$M/v2.img")"
 check_eq "the image has a 1M extent size hint" "[1048576] $M/v2.img" "$(xfs_io -c extsize "$M/v2.img" 2>&1)"
-check "create --low-water 1M --ignore-discard" sv create --inactive --size 1M --low-water 1M --ignore-discard main/lw
+check "create --low-water 1M --ignore-discard" sv create --inactive --size 2M --low-water 1M --ignore-discard main/lw
 check_eq "metadata: low_water in sectors, ignore_discard" "2048 1" "$(meta low_water "$M/lw.img") $(meta ignore_discard "$M/lw.img")"
 check "remove it" sv remove main/lw
 check "create --no-space-timeout 3600 (the limit)" sv create --inactive --size 1M --no-space queue --no-space-timeout 3600 main/t3600
@@ -169,6 +170,8 @@ check_status "create: --no-space-timeout 3601" 2 sv create --inactive --size 1M 
 check_status "create: --extent-size with guarantee full" 2 sv create --inactive --size 1M --extent-size 1M main/x
 check_status "create: --extent-size 6000 (not whole blocks)" 2 sv create --inactive --size 1M --guarantee none --extent-size 6000 main/x
 check_status "create: --low-water 1000 (not whole sectors)" 2 sv create --inactive --size 1M --low-water 1000 main/x
+check_status "create: --low-water 1M on a 1M volume (not below its size)" 2 sv create --inactive --size 1M --low-water 1M main/x
+check_status "create: --low-water 1G on a 100M volume" 2 sv create --inactive --size 100M --low-water 1G main/x
 check_status "create: --guarantee maybe" 2 sv create --inactive --size 1M --guarantee maybe main/x
 check_status "create: no --size" 2 sv create --inactive main/x
 check_status "create: no volume" 2 sv create --inactive --size 1M

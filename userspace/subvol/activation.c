@@ -190,3 +190,37 @@ void pool_rescan_sharing(struct pool *pool)
 	}
 	free_names(names);
 }
+
+/*
+ * Images without valid metadata are skipped: without an id they cannot
+ * have been activated.
+ */
+int pool_active_volume(struct pool *pool, char *name, size_t namelen)
+{
+	char **names = pool_volumes(pool), **p, dm[DM_NAME_LEN], err[256];
+	struct volume vol;
+	int fd, r = 0;
+
+	if (!names) {
+		errmsg("pool %s: cannot read %s", pool->meta.name, pool->path);
+		return -1;
+	}
+	for (p = names; *p && !r; p++) {
+		memset(&vol, 0, sizeof(vol));
+		vol.pool = pool;
+		snprintf(vol.name, sizeof(vol.name), "%s", *p);
+		snprintf(vol.path, sizeof(vol.path), "%s/%s%s", pool->path, *p,
+			 SUBVOL_IMAGE_SUFFIX);
+		fd = open(vol.path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (!volume_meta_read(fd, &vol.meta, err, sizeof(err))) {
+			r = volume_active(&vol, dm, sizeof(dm), NULL);
+			if (r == 1)
+				snprintf(name, namelen, "%s", *p);
+		}
+		close(fd);
+	}
+	free_names(names);
+	return r;
+}

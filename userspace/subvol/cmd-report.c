@@ -548,7 +548,7 @@ int cmd_pool(int argc, char **argv)
 
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		if (argc < 2)
-			return usage_error("pool", "give a subcommand: create, import, status or list");
+			return usage_error("pool", "give a subcommand: create, import, status, list, export or remove");
 		return command_help("pool");
 	}
 	sub = argv[1];
@@ -556,19 +556,21 @@ int cmd_pool(int argc, char **argv)
 	argv++;
 	if (!strcmp(sub, "create") || !strcmp(sub, "import")) {
 		while ((c = getopt_long(argc, argv, "N:h", opts, NULL)) != -1) {
-			if (c == 'N' && sub[0] == 'c')
+			if (c == 'N')
 				name = optarg;
 			else if (c == 'h')
 				return command_help("pool");
 			else
-				return usage_error("pool", c == 'N' ? "--name is for pool create" : NULL);
+				return usage_error("pool", NULL);
 		}
 		if (optind != argc - 1)
 			return usage_error("pool", "pool %s: give one DIRECTORY", sub);
 		if (sub[0] == 'c')
 			return pool_create(argv[optind], name) ? EXIT_REFUSED : 0;
-		return pool_import(argv[optind]) ? EXIT_REFUSED : 0;
+		return pool_import(argv[optind], name) ? EXIT_REFUSED : 0;
 	}
+	if (!strcmp(sub, "export") || !strcmp(sub, "remove"))
+		return cmd_pool_admin(sub, argc, argv);
 	if (!strcmp(sub, "status") || !strcmp(sub, "list")) {
 		r = parse_report_opts("pool", argc, argv, &o);
 		if (r)
@@ -584,7 +586,7 @@ int cmd_pool(int argc, char **argv)
 			return usage_error("pool", "pool status: give one POOL");
 		return pool_status(argv[optind], &o, sel, nsel);
 	}
-	return usage_error("pool", "unknown subcommand \"%s\" (create, import, status, list)", sub);
+	return usage_error("pool", "unknown subcommand \"%s\" (create, import, status, list, export, remove)", sub);
 }
 
 /*

@@ -31,8 +31,7 @@ static int parse_choice(const char *cmd, const char *opt, const char *val,
 	return 0;
 }
 
-static int parse_policy(const char *cmd, int opt, const char *arg,
-			struct volume_meta *m)
+int parse_policy(const char *cmd, int opt, const char *arg, struct volume_meta *m)
 {
 	struct subvol_features *f = &m->features;
 	uint64_t v;
@@ -73,8 +72,7 @@ static int parse_policy(const char *cmd, int opt, const char *arg,
 	{ "low-water", required_argument, NULL, 'l' }, \
 	{ "ignore-discard", no_argument, NULL, 'D' }
 
-static int check_policies(const char *cmd, const struct volume_meta *m,
-			  uint64_t block)
+int check_policies(const char *cmd, const struct volume_meta *m, uint64_t block)
 {
 	if (m->features.no_space_timeout && !m->features.no_space_queue)
 		return usage_error(cmd, "--no-space-timeout needs --no-space queue");
@@ -83,7 +81,31 @@ static int check_policies(const char *cmd, const struct volume_meta *m,
 				   m->extent_size, block);
 	if (m->extent_size > block && !m->features.no_guarantee)
 		return usage_error(cmd, "--extent-size needs --guarantee none: the host would allocate whole extents for one-block writes, which the guarantee does not count");
+	/* The space left to fill is at most the size: it would fire at once. */
+	if (m->features.low_water_sectors && m->features.low_water_sectors >= m->size >> 9) {
+		char lw[32], sz[32];
+
+		format_size(lw, sizeof(lw), m->features.low_water_sectors << 9);
+		format_size(sz, sizeof(sz), m->size);
+		return usage_error(cmd, "--low-water: %s is not below the volume's size (%s)",
+				   lw, sz);
+	}
 	return 0;
+}
+
+void new_volume_meta(struct volume_meta *meta, uint64_t block)
+{
+	char size_str[32];
+
+	if (meta->size % block) {
+		meta->size += block - meta->size % block;
+		format_size(size_str, sizeof(size_str), meta->size);
+		printf("Rounding the size up to %s (%" PRIu64 " bytes, whole %" PRIu64 "-byte host blocks)\n",
+		       size_str, meta->size, block);
+	}
+	new_id(meta->id);
+	meta->kind = VOLUME_KIND_VOLUME;
+	meta->created = time(NULL);
 }
 
 static int make_fs(struct volume *vol, const char *type, const char *dev)
@@ -105,34 +127,13 @@ static int make_fs(struct volume *vol, const char *type, const char *dev)
 	return 0;
 }
 
-/* A snapshot is unsealed (seal.c) first: an immutable file cannot go. */
 static int remove_image(struct volume *vol)
 {
-	char file[SUBVOL_NAME_MAX + 8];
-	int fd;
-
-	snprintf(file, sizeof(file), "%s%s", vol->name, SUBVOL_IMAGE_SUFFIX);
-	if (vol->meta.kind == VOLUME_KIND_SNAPSHOT) {
-		fd = openat(vol->pool->dirfd, file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0 || image_unseal(vol->pool, fd, vol->meta.id)) {
-			errmsg("volume %s/%s: cannot clear the snapshot's immutable flag: %s",
-			       vol->pool->meta.name, vol->name, strerror(errno));
-			if (fd >= 0)
-				close(fd);
-			return -1;
-		}
-		close(fd);
-	}
-	fd = openat(vol->pool->dirfd, file, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (unlinkat(vol->pool->dirfd, file, 0) || fsync(vol->pool->dirfd)) {
+	if (image_unlink(vol->pool, vol->name)) {
 		errmsg("volume %s/%s: cannot remove %s: %s", vol->pool->meta.name,
 		       vol->name, vol->path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
 		return -1;
 	}
-	if (fd >= 0)
-		image_free_blocks(fd);
 	return 0;
 }
 
@@ -216,20 +217,13 @@ int cmd_create(int argc, char **argv)
 	if (r)
 		goto out;
 	v = meta.size;
-	if (!size_round_up(&meta.size, block, pool_max_size(&pool))) {
+	if (!size_round_up(&v, block, pool_max_size(&pool))) {
 		r = usage_error(cmd, "--size: \"%s\" is too large: at most %" PRIu64 " bytes in pool %s",
 				size_arg, pool_max_size(&pool), pool.meta.name);
 		goto out;
 	}
 	r = EXIT_REFUSED;
-	if (meta.size != v) {
-		format_size(size_str, sizeof(size_str), meta.size);
-		printf("Rounding the size up to %s (%" PRIu64 " bytes, whole %" PRIu64 "-byte host blocks)\n",
-		       size_str, meta.size, block);
-	}
-	new_id(meta.id);
-	meta.kind = VOLUME_KIND_VOLUME;
-	meta.created = time(NULL);
+	new_volume_meta(&meta, block);
 	vol.meta = meta;
 
 	if (image_tmp_open(&pool, &img)) {
@@ -467,6 +461,11 @@ int cmd_resize(int argc, char **argv)
 		if (active) {
 			errmsg("volume %s/%s: shrinking needs the volume inactive (active as %s/%s)",
 			       pool.meta.name, vol.name, dm_dir(), name);
+			goto out;
+		}
+		if (meta.features.low_water_sectors && meta.features.low_water_sectors >= size >> 9) {
+			errmsg("volume %s/%s: its low-water mark is not below %s; lower it first (subvol set --low-water)",
+			       pool.meta.name, vol.name, size_str);
 			goto out;
 		}
 		snprintf(q, sizeof(q), "Shrink %s/%s to %s? Data past the new end is lost, and a filesystem on it breaks unless shrunk first.",

@@ -107,6 +107,90 @@ void image_free_blocks(int fd)
 	close(fd);
 }
 
+/*
+ * Every unlink and rename of a pool's image goes through these two, so
+ * that what an image's flags demand first (an immutable snapshot) is done
+ * in one place.  Both sync the directory; errno is kept on failure.
+ */
+/* The image's id, if it is sealed (seal.c): "" otherwise. */
+static void sealed_id(int fd, char id[SUBVOL_ID_LEN + 1])
+{
+	struct volume_meta meta;
+	char err[64];
+	int flags;
+
+	id[0] = '\0';
+	if (fd < 0 || ioctl(fd, FS_IOC_GETFLAGS, &flags) || !(flags & FS_IMMUTABLE_FL) ||
+	    volume_meta_read(fd, &meta, err, sizeof(err)))
+		return;
+	memcpy(id, meta.id, SUBVOL_ID_LEN + 1);
+}
+
+/* A sealed snapshot is unsealed first: an immutable file cannot go. */
+int image_unlink(struct pool *pool, const char *name)
+{
+	char file[SUBVOL_NAME_MAX + 8], id[SUBVOL_ID_LEN + 1];
+	int fd, saved;
+
+	snprintf(file, sizeof(file), "%s%s", name, SUBVOL_IMAGE_SUFFIX);
+	fd = openat(pool->dirfd, file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	sealed_id(fd, id);
+	if (id[0] && image_unseal(pool, fd, id)) {
+		saved = errno;
+		close(fd);
+		errno = saved;
+		return -1;
+	}
+	if (fd >= 0)
+		close(fd);
+	fd = openat(pool->dirfd, file, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (unlinkat(pool->dirfd, file, 0) || fsync(pool->dirfd)) {
+		saved = errno;
+		if (fd >= 0)
+			close(fd);
+		errno = saved;
+		return -1;
+	}
+	if (fd >= 0)
+		image_free_blocks(fd);
+	return 0;
+}
+
+/*
+ * Never over an existing image: EEXIST if new_name is taken.  A sealed
+ * snapshot's flag is cleared for the rename (which changes its ctime
+ * anyway) and set again, renamed or not; see image_seal_suspend().
+ */
+int image_rename(struct pool *pool, const char *old_name, const char *new_name)
+{
+	char from[SUBVOL_NAME_MAX + 8], to[SUBVOL_NAME_MAX + 8], id[SUBVOL_ID_LEN + 1];
+	bool valid = false;
+	int fd, r, saved;
+
+	snprintf(from, sizeof(from), "%s%s", old_name, SUBVOL_IMAGE_SUFFIX);
+	snprintf(to, sizeof(to), "%s%s", new_name, SUBVOL_IMAGE_SUFFIX);
+	fd = openat(pool->dirfd, from, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	sealed_id(fd, id);
+	if (id[0] && image_seal_suspend(pool, fd, id, &valid)) {
+		saved = errno;
+		close(fd);
+		errno = saved;
+		return -1;
+	}
+	r = renameat2(pool->dirfd, from, pool->dirfd, to, RENAME_NOREPLACE);
+	if (!r && fsync(pool->dirfd))
+		r = -1;
+	saved = errno;
+	if (id[0] && image_seal_resume(pool, fd, id, valid) && !r) {
+		saved = errno;
+		r = -1;
+	}
+	if (fd >= 0)
+		close(fd);
+	errno = saved;
+	return r;
+}
+
 void image_discard(struct new_image *img)
 {
 	if (img->fd >= 0)

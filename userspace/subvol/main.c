@@ -26,15 +26,23 @@ struct command {
 static const struct command commands[] = {
 	{ "pool", cmd_pool, false, false,
 	  "pool create [--name NAME] DIRECTORY\n"
-	  "pool import DIRECTORY\n"
+	  "pool import [--name NAME] DIRECTORY\n"
 	  "pool status [options] POOL\n"
 	  "pool list [options]\n"
+	  "pool export POOL\n"
+	  "pool remove [--yes] POOL\n"
 	  "\n"
 	  "  create   make DIRECTORY (on a host XFS with reflink) a pool and\n"
 	  "           register its name (default: the directory's name)\n"
-	  "  import   register an existing pool directory, e.g. after a move\n"
+	  "  import   register an existing pool directory, e.g. after a move or\n"
+	  "           export; --name renames it (a copy of a registered pool\n"
+	  "           also gets a new id)\n"
 	  "  status   the pool's volumes, sizes and host space\n"
 	  "  list     the registered pools\n"
+	  "  export   unregister the name; the directory and images stay\n"
+	  "  remove   delete the pool's images, its attribute and its name; the\n"
+	  "           directory stays.  With volumes, needs --yes or a terminal's\n"
+	  "           confirmation.  Both refused while a volume is active.\n"
 	  "\n"
 	  "Options of status and list:\n"
 	  "  -o, --output COLUMNS   the columns, comma-separated; +COLUMNS adds to\n"
@@ -64,6 +72,13 @@ static const struct command commands[] = {
 	  "                              clones; needs --guarantee none)\n"
 	  "      --mkfs[=xfs|ext4]       make a filesystem on it (default xfs)\n"
 	  "      --inactive              do not activate it\n" },
+	{ "import", cmd_import, false, true,
+	  "import [--move] FILE POOL/VOLUME\n"
+	  "\n"
+	  "  Make a raw image FILE (e.g. from qemu-img convert -O raw) an inactive\n"
+	  "  volume: a reflink clone when FILE is on the pool's filesystem, else a\n"
+	  "  copy of its data (holes stay holes); the size is rounded up to host\n"
+	  "  blocks.  --move removes FILE after.\n" },
 	{ "activate", cmd_activate, true, true,
 	  "activate POOL/VOLUME...\n"
 	  "\n"
@@ -131,6 +146,22 @@ static const struct command commands[] = {
 	  "  Grow a volume, active or not (then run xfs_growfs in the guest).\n"
 	  "  Shrinking needs the volume inactive and --yes or a terminal's\n"
 	  "  confirmation: data past the new end is lost.\n" },
+	{ "set", cmd_set, false, true,
+	  "set [options] POOL/VOLUME\n"
+	  "\n"
+	  "      --no-space error|queue  a write the host has no space for\n"
+	  "      --no-space-timeout SECS how long queue holds a write (1-3600)\n"
+	  "      --low-water SIZE        a dm event when the space left drops below\n"
+	  "                              (below the volume's size; 0 for none)\n"
+	  "      --ignore-discard        never punch holes for discards\n"
+	  "      --no-ignore-discard     punch holes for discards again\n"
+	  "\n"
+	  "  Change a volume's options in its metadata and, if it is active, in\n"
+	  "  its live table.  Not for snapshots (read-only).\n" },
+	{ "rename", cmd_rename, false, true,
+	  "rename POOL/VOLUME NEW\n"
+	  "\n"
+	  "  Rename an inactive volume or snapshot within its pool.\n" },
 	{ "remove", cmd_remove, false, true,
 	  "remove POOL/VOLUME...\n"
 	  "\n"
@@ -205,7 +236,7 @@ static void usage(FILE *out)
 		nl = strchr(commands[i].help, '\n');
 		fprintf(out, "  %.*s\n", (int)(nl - commands[i].help), commands[i].help);
 		if (!strcmp(commands[i].name, "pool"))
-			fprintf(out, "  pool import|status|list ...\n");
+			fprintf(out, "  pool import|status|list|export|remove ...\n");
 	}
 	fprintf(out, "\nOptions:\n"
 		"  -v, --verbose   say what is done (tables, libdevmapper, child programs);\n"

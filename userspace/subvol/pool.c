@@ -255,20 +255,159 @@ out:
 	return r;
 }
 
-int pool_import(const char *path)
+/* Whether name is registered to path (the link holds the canonical path). */
+static bool registered_at(const char *name, const char *path)
 {
-	struct pool pool;
-	int r;
+	char link[PATH_MAX], target[PATH_MAX];
+	ssize_t n;
 
-	if (pool_open(path, &pool, false))
+	registry_path(link, sizeof(link), name);
+	n = readlink(link, target, sizeof(target) - 1);
+	if (n < 0)
+		return false;
+	target[n] = '\0';
+	return !strcmp(target, path);
+}
+
+/*
+ * The registered pool, other than the one at path, whose id is id: a
+ * copy (cp -a) keeps the id, and two pools with one id would give their
+ * volumes the same device-mapper UUIDs.  Its name in out, or false.
+ */
+static bool id_registered(const char *id, const char *path, char *out, size_t len)
+{
+	char **names = pool_registered(), **p, link[PATH_MAX], real[PATH_MAX], err[256];
+	struct pool_meta m;
+	bool found = false;
+	int fd;
+
+	for (p = names; p && *p && !found; p++) {
+		registry_path(link, sizeof(link), *p);
+		if (!realpath(link, real) || !strcmp(real, path))
+			continue;
+		fd = open(real, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (!pool_meta_read(fd, &m, err, sizeof(err)) && !strcmp(m.name, *p) &&
+		    !strcmp(m.id, id)) {
+			snprintf(out, len, "%s", *p);
+			found = true;
+		}
+		close(fd);
+	}
+	free_names(names);
+	return found;
+}
+
+/*
+ * Register a pool directory under the name in its metadata, or under
+ * new_name, which is then written to the metadata first.  A copy of a
+ * registered pool gets a new id.  A changed name or id is undone if the
+ * registration fails.
+ */
+int pool_import(const char *path, const char *new_name)
+{
+	char other[SUBVOL_NAME_MAX + 1], link[PATH_MAX], target[PATH_MAX], active[DM_NAME_LEN];
+	struct pool_meta m;
+	struct pool pool;
+	bool renamed, new_pool_id;
+	ssize_t n;
+	int r = -1;
+
+	if (pool_open(path, &pool, true))
 		return -1;
-	r = check_host(pool.path, pool.dirfd);
-	if (!r)
-		r = registry_add(pool.meta.name, pool.path);
-	if (!r)
-		printf("Pool %s at %s registered\n", pool.meta.name, pool.path);
+	if (check_host(pool.path, pool.dirfd))
+		goto out;
+	m = pool.meta;
+	if (new_name && !valid_name(new_name)) {
+		errmsg("pool %s: \"%s\" is not a valid name (letters, digits, +_.-; at most %d)",
+		       pool.path, new_name, SUBVOL_NAME_MAX);
+		goto out;
+	}
+	if (registered_at(m.name, pool.path)) {
+		if (!new_name || !strcmp(new_name, m.name)) {
+			printf("Pool %s at %s is already registered as %s\n", m.name, pool.path,
+			       m.name);
+			r = 0;
+		} else {
+			errmsg("pool %s: already registered as %s; subvol pool export %s first to import it as %s",
+			       pool.path, m.name, m.name, new_name);
+		}
+		goto out;
+	}
+	if (new_name)
+		strcpy(m.name, new_name);
+	registry_path(link, sizeof(link), m.name);
+	n = readlink(link, target, sizeof(target) - 1);
+	target[n > 0 ? n : 0] = '\0';
+	if (n > 0 && strcmp(target, pool.path) && !registry_stale(link, m.name)) {
+		errmsg("pool %s: the name is already registered for %s (import it under another with --name)",
+		       m.name, target);
+		goto out;
+	}
+	new_pool_id = id_registered(m.id, pool.path, other, sizeof(other));
+	renamed = strcmp(m.name, pool.meta.name);
+	/* Devices keep the old name in theirs; a new id means none are ours. */
+	if (renamed && !new_pool_id) {
+		int a = pool_active_volume(&pool, active, sizeof(active));
+
+		if (a < 0)
+			goto out;
+		if (a) {
+			errmsg("pool %s: volume %s is active; deactivate its volumes to import it under another name",
+			       pool.meta.name, active);
+			goto out;
+		}
+	}
+	if (new_pool_id)
+		new_id(m.id);
+	if ((renamed || new_pool_id) && (pool_meta_write(pool.dirfd, &m) || fsync(pool.dirfd))) {
+		errmsg("pool %s: cannot write %s: %s", pool.path, SUBVOL_POOL_XATTR,
+		       strerror(errno));
+		goto out;
+	}
+	if (registry_add(m.name, pool.path)) {
+		if ((renamed || new_pool_id) && !pool_meta_write(pool.dirfd, &pool.meta))
+			fsync(pool.dirfd);
+		goto out;
+	}
+	if (renamed)
+		printf("Pool %s at %s registered (renamed from %s)\n", m.name, pool.path,
+		       pool.meta.name);
+	else
+		printf("Pool %s at %s registered\n", m.name, pool.path);
+	if (new_pool_id)
+		printf("Pool %s has a new id: pool %s has its old one (a copy of it), and device-mapper UUIDs must differ\n",
+		       m.name, other);
+	r = 0;
+out:
 	pool_close(&pool);
 	return r;
+}
+
+/*
+ * Forget the pool's name, if it is registered to this directory: 1 done,
+ * 0 not registered here, -1 failed (said why).
+ */
+int pool_unregister(const struct pool *pool)
+{
+	char link[PATH_MAX], dir[PATH_MAX];
+	int fd;
+
+	if (!registered_at(pool->meta.name, pool->path))
+		return 0;
+	registry_path(link, sizeof(link), pool->meta.name);
+	if (unlink(link)) {
+		errmsg("pool %s: cannot remove %s: %s", pool->meta.name, link, strerror(errno));
+		return -1;
+	}
+	registry_path(dir, sizeof(dir), NULL);
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		fsync(fd);
+		close(fd);
+	}
+	return 1;
 }
 
 /*

@@ -113,3 +113,21 @@ int image_check_seal(struct pool *pool, int fd, const char *id, char *why,
 	}
 	return 0;
 }
+
+/*
+ * Around an operation an immutable file refuses (a rename): the flag is
+ * cleared, and set again after, with a new seal only if the old one held,
+ * so that a rename never makes a changed snapshot trusted.
+ */
+int image_seal_suspend(struct pool *pool, int fd, const char *id, bool *valid)
+{
+	char why[160];
+
+	*valid = !image_check_seal(pool, fd, id, why, sizeof(why));
+	return set_immutable(fd, false);
+}
+
+int image_seal_resume(struct pool *pool, int fd, const char *id, bool valid)
+{
+	return valid ? image_seal(pool, fd, id) : set_immutable(fd, true);
+}

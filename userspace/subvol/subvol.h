@@ -98,7 +98,9 @@ struct pool {
 };
 
 int pool_create(const char *path, const char *name);
-int pool_import(const char *path);
+/* Under its own name, or new_name (written to its metadata); NULL keeps it. */
+int pool_import(const char *path, const char *new_name);
+int pool_unregister(const struct pool *pool);
 int pool_open(const char *name_or_path, struct pool *pool, bool lock);
 void pool_close(struct pool *pool);
 /* The host's block size: volume sizes and stream records are whole blocks. */
@@ -140,6 +142,8 @@ int image_set_extent_size(int fd, uint32_t bytes, char *err, size_t errlen);
 int image_clone_from(struct new_image *img, int src_fd);
 int image_publish(struct new_image *img, const char *name, bool replace);
 void image_discard(struct new_image *img);
+int image_unlink(struct pool *pool, const char *name);
+int image_rename(struct pool *pool, const char *old_name, const char *new_name);
 void image_free_blocks(int fd);
 int image_forget_sharing(int fd);
 bool image_is_xfs(int fd);
@@ -148,6 +152,8 @@ int image_new_xfs_uuid(struct new_image *img, char *err, size_t errlen);
 /* seal.c: snapshots are immutable, and their pool knows they did not change. */
 int image_seal(struct pool *pool, int fd, const char *id);
 int image_unseal(struct pool *pool, int fd, const char *id);
+int image_seal_suspend(struct pool *pool, int fd, const char *id, bool *valid);
+int image_seal_resume(struct pool *pool, int fd, const char *id, bool valid);
 /* 0 sealed and unchanged; -1 not (why says how). */
 int image_check_seal(struct pool *pool, int fd, const char *id, char *why,
 		     size_t len);
@@ -185,6 +191,8 @@ int volume_active(const struct volume *vol, char *name, size_t namelen,
 		  struct dm_info_lite *info);
 int volume_table(const struct volume *vol, char *params, size_t len);
 void pool_rescan_sharing(struct pool *pool);
+/* 1 a volume is active (its name in name), 0 none, -1 unknown (said why). */
+int pool_active_volume(struct pool *pool, char *name, size_t namelen);
 
 /*
  * cmd-snapshot.c: a new unnamed image in src's pool sharing every block
@@ -214,5 +222,11 @@ int cmd_udev_name(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_send(int argc, char **argv);
 int cmd_receive(int argc, char **argv);
+/* cmd-admin.c */
+int cmd_rename(int argc, char **argv);
+int cmd_set(int argc, char **argv);
+int cmd_import(int argc, char **argv);
+/* pool export and pool remove; argv[0] is sub. */
+int cmd_pool_admin(const char *sub, int argc, char **argv);
 
 #endif
