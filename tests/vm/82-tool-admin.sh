@@ -69,8 +69,18 @@ check "deactivate it" subvol deactivate tank/s1b
 check "the target wrote nothing into the sealed image" \
 	sh -c "! getfattr --absolute-names -n trusted.dm-subvol.shared $P/s1b.img 2>/dev/null | grep -q ."
 
+# --- import: a raw image made outside the tool activates with the guarantee
 umount $G
 check "deactivate" subvol deactivate tank/vm
+dd if=$P/vm.img of=$HOST/raw.img bs=1M conv=sparse status=none
+check "import a raw image (a copy of vm's)" subvol import $HOST/raw.img tank/imp
+check "it activates" subvol activate tank/imp
+check "it mounts" mount -o nouuid /dev/subvol/tank/imp $G
+check_eq "with the data written before" "$sum" "$(sha256sum <$G/data)"
+check "and takes writes" dd if=/dev/zero of=$G/new bs=1M count=2 conv=fsync status=none
+umount $G
+check "deactivate it" subvol deactivate tank/imp
+
 check "pool remove --yes" subvol pool remove --yes tank
 check_eq "no image is left" "" "$(ls $P)"
 check_eq "no subvol device is left" "" "$(dmsetup ls --target subvol 2>/dev/null | grep -v 'No devices')"
