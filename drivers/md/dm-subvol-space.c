@@ -7,12 +7,11 @@
  * the space provider (include/linux/blk-space.h) through which that
  * filesystem reserves.
  *
- * The map keeps one of three states per block, packed five to a byte
- * (3^5 = 243 fits), so a TiB of 4 KiB blocks costs 51 MiB, not the
- * 64 MiB of two bitmaps.  It is built when the volume is first used: the
- * host tells holes from data (SEEK_HOLE), and its extent map (FIEMAP,
- * dm-subvol-extents.c) tells which data blocks are shared and which
- * blocks SEEK_HOLE calls holes but are allocated (unwritten extents).
+ * The map (dm-subvol-map.c) keeps one of three states per block.  It is
+ * built when the volume is first used: the host tells holes from data
+ * (SEEK_HOLE), and its extent map (FIEMAP, dm-subvol-extents.c) tells
+ * which data blocks are shared and which blocks SEEK_HOLE calls holes but
+ * are allocated (unwritten extents).
  * The "rescan_sharing" message asks the host again while the volume is
  * in use, after sharing changed outside the target (a snapshot removed,
  * the file cloned).
@@ -50,71 +49,34 @@ static LIST_HEAD(subvol_spaces);
  *----------------------------------------------------------------
  */
 
-static const u8 subvol_pow3[5] = { 1, 3, 9, 27, 81 };
-
-/* A position in the map: byte and digit.  Walks block by block. */
-struct subvol_map_pos {
-	u64 byte;
-	u32 digit;
-};
-
-static void subvol_map_seek(struct subvol_map_pos *pos, u64 block)
-{
-	pos->byte = div_u64_rem(block, 5, &pos->digit);
-}
-
-static void subvol_map_next(struct subvol_map_pos *pos)
-{
-	if (++pos->digit == 5) {
-		pos->digit = 0;
-		pos->byte++;
-	}
-}
-
-static unsigned int subvol_map_get(const u8 *map,
-				   const struct subvol_map_pos *pos)
-{
-	return map[pos->byte] / subvol_pow3[pos->digit] % 3;
-}
-
-static void subvol_map_set(u8 *map, const struct subvol_map_pos *pos,
-			   unsigned int old, unsigned int new)
-{
-	map[pos->byte] = map[pos->byte] - old * subvol_pow3[pos->digit] +
-			 new * subvol_pow3[pos->digit];
-}
-
-/* Blocks of [@block, @block + @nr) in state @state.  Caller holds lock. */
-static u64 subvol_map_count(struct subvol_space *space, u64 block, u64 nr,
-			    unsigned int state)
-{
-	struct subvol_map_pos pos;
-	u64 n = 0;
-
-	subvol_map_seek(&pos, block);
-	for (; nr; nr--, subvol_map_next(&pos))
-		n += subvol_map_get(space->map, &pos) == state;
-	return n;
-}
-
 /*
- * Move the blocks of a range that are in state @from to state @to; returns
- * how many moved.  Caller holds lock and updates the counters.
+ * A move may split a group of the map, which takes a page: the page is
+ * allocated before the lock is taken, into a stash (dm-subvol-map.c).
+ * This takes @lock for moves of [@block, @block + @nr) from the states in
+ * @from_mask, with the pages they need; subvol_space_unlock_map() drops it
+ * and frees what was not used.  Most moves need none: a group already
+ * split, or one in another state.
  */
-static u64 subvol_map_move(struct subvol_space *space, u64 block, u64 nr,
-			   unsigned int from, unsigned int to)
+static void subvol_space_lock_map(struct subvol_space *space, u64 block,
+				  u64 nr, unsigned int from_mask,
+				  struct subvol_map_stash *stash)
+	__acquires(&space->lock)
 {
-	struct subvol_map_pos pos;
-	u64 n = 0;
-
-	subvol_map_seek(&pos, block);
-	for (; nr; nr--, subvol_map_next(&pos)) {
-		if (subvol_map_get(space->map, &pos) == from) {
-			subvol_map_set(space->map, &pos, from, to);
-			n++;
-		}
+	spin_lock(&space->lock);
+	while (subvol_map_needs_leaves(&space->map, block, nr, from_mask,
+				       stash)) {
+		spin_unlock(&space->lock);
+		subvol_map_stash_fill(stash);
+		spin_lock(&space->lock);
 	}
-	return n;
+}
+
+static void subvol_space_unlock_map(struct subvol_space *space,
+				    struct subvol_map_stash *stash)
+	__releases(&space->lock)
+{
+	spin_unlock(&space->lock);
+	subvol_map_stash_drain(stash);
 }
 
 /*
@@ -132,13 +94,14 @@ static u64 subvol_map_move_all(struct subvol_space *space, u64 block,
 			       u64 nr, unsigned int from, unsigned int to,
 			       u64 *counter)
 {
+	struct subvol_map_stash stash = { };
 	u64 moved = 0;
 
 	while (nr) {
 		u64 n = min_t(u64, nr, SUBVOL_MAP_CHUNK), m;
 
-		spin_lock(&space->lock);
-		m = subvol_map_move(space, block, n, from, to);
+		subvol_space_lock_map(space, block, n, BIT(from), &stash);
+		m = subvol_map_move(&space->map, block, n, from, to, &stash);
 		*counter += m;
 		spin_unlock(&space->lock);
 		moved += m;
@@ -146,6 +109,7 @@ static u64 subvol_map_move_all(struct subvol_space *space, u64 block,
 		nr -= n;
 		cond_resched();
 	}
+	subvol_map_stash_drain(&stash);
 	return moved;
 }
 
@@ -155,11 +119,6 @@ static u64 subvol_map_clamp(struct subvol_space *space, u64 block, u64 nr)
 	if (block >= space->nr_blocks)
 		return 0;
 	return min(nr, space->nr_blocks - block);
-}
-
-static u8 *subvol_map_alloc(u64 nr_blocks)
-{
-	return kvzalloc(DIV_ROUND_UP_ULL(nr_blocks, 5) ?: 1, GFP_KERNEL);
 }
 
 /*
@@ -221,11 +180,8 @@ static void subvol_scan_extent(struct subvol_space *space, loff_t hole,
 	unsigned int shift = space->block_shift;
 
 	/* The host block size is ours, so the offsets are aligned. */
-	spin_lock(&space->lock);
-	space->backed += subvol_map_move(space, data >> shift,
-					 (data_end - data) >> shift,
-					 SUBVOL_HOLE, SUBVOL_EXCLUSIVE);
-	spin_unlock(&space->lock);
+	subvol_map_move_all(space, data >> shift, (data_end - data) >> shift,
+			    SUBVOL_HOLE, SUBVOL_EXCLUSIVE, &space->backed);
 }
 
 /*
@@ -304,23 +260,23 @@ static void subvol_record_allocated(struct subvol_space *space, loff_t hole,
 	struct subvol_record_builder *b = priv;
 	u64 block = hole >> space->block_shift;
 	u64 end = data >> space->block_shift;
-	struct subvol_map_pos pos;
-	u64 run = 0;
+	u64 run = 0, next;
+	unsigned int state;
 
-	subvol_map_seek(&pos, block);
-	for (; block <= end; block++, subvol_map_next(&pos)) {
-		if (!(block & (SUBVOL_MAP_CHUNK - 1)))
-			cond_resched();
-		if (block < end &&
-		    subvol_map_get(space->map, &pos) != SUBVOL_HOLE) {
-			run++;
+	for (; block < end; block = next) {
+		next = subvol_map_run(&space->map, block, end, &state);
+		if (state != SUBVOL_HOLE) {
+			run += next - block;
 			continue;
 		}
 		if (run)
 			subvol_record_add(b, block - run, run,
 					  SUBVOL_RECORD_ALLOCATED);
 		run = 0;
+		cond_resched();
 	}
+	if (run)
+		subvol_record_add(b, end - run, run, SUBVOL_RECORD_ALLOCATED);
 }
 
 /*
@@ -337,34 +293,32 @@ static void subvol_record_shared(struct subvol_space *space,
 
 	/* Coarser groups until the ranges fit. */
 	for (group_shift = 0; group_shift < 64; group_shift++) {
-		struct subvol_map_pos pos;
 		bool open = false;
-		u64 block;
+		u64 block, next;
 
 		nr = first;
-		subvol_map_seek(&pos, 0);
-		for (block = 0; block < space->nr_blocks;
-		     block++, subvol_map_next(&pos)) {
-			unsigned int s = subvol_map_get(space->map, &pos);
-			bool hit = all_backed ? s != SUBVOL_HOLE :
-					       s == SUBVOL_SHARED;
-			u64 start = block >> group_shift << group_shift;
+		for (block = 0; block < space->nr_blocks; block = next) {
+			unsigned int s;
+			bool hit;
+			u64 start, prev;
 
-			if (!(block & (SUBVOL_MAP_CHUNK - 1)))
-				cond_resched();
+			next = subvol_map_run(&space->map, block,
+					      space->nr_blocks, &s);
+			hit = all_backed ? s != SUBVOL_HOLE : s == SUBVOL_SHARED;
+			cond_resched();
 			if (!hit)
 				continue;
-			if (open && le64_to_cpu(rec->ranges[nr - 1].start) +
-				    le64_to_cpu(rec->ranges[nr - 1].len) >= start) {
-				rec->ranges[nr - 1].len =
-					cpu_to_le64(block + 1 -
-						le64_to_cpu(rec->ranges[nr - 1].start));
+			start = block >> group_shift << group_shift;
+			prev = open ? le64_to_cpu(rec->ranges[nr - 1].start) : 0;
+			if (open && prev + le64_to_cpu(rec->ranges[nr - 1].len) >=
+				    start) {
+				rec->ranges[nr - 1].len = cpu_to_le64(next - prev);
 				continue;
 			}
 			if (nr == SUBVOL_RECORD_MAX_RANGES)
 				break;
 			rec->ranges[nr].start = cpu_to_le64(start);
-			rec->ranges[nr].len = cpu_to_le64(block + 1 - start);
+			rec->ranges[nr].len = cpu_to_le64(next - start);
 			nr++;
 			open = true;
 		}
@@ -443,6 +397,7 @@ static int subvol_record_write(struct subvol_space *space, bool all_backed)
 static void subvol_record_ranges(struct subvol_space *space,
 				 const struct subvol_record *rec, u32 nr)
 {
+	struct subvol_map_stash stash = { };
 	u32 i;
 
 	for (i = 0; i < nr; i++) {
@@ -451,16 +406,19 @@ static void subvol_record_ranges(struct subvol_space *space,
 		u64 n = subvol_map_clamp(space, start,
 					 len & ~SUBVOL_RECORD_ALLOCATED);
 
-		spin_lock(&space->lock);
+		subvol_space_lock_map(space, start, n,
+				      (len & SUBVOL_RECORD_ALLOCATED) ?
+				      BIT(SUBVOL_HOLE) : BIT(SUBVOL_EXCLUSIVE),
+				      &stash);
 		if (len & SUBVOL_RECORD_ALLOCATED)
-			space->backed += subvol_map_move(space, start, n,
+			space->backed += subvol_map_move(&space->map, start, n,
 							 SUBVOL_HOLE,
-							 SUBVOL_EXCLUSIVE);
+							 SUBVOL_EXCLUSIVE, &stash);
 		else
-			space->shared += subvol_map_move(space, start, n,
+			space->shared += subvol_map_move(&space->map, start, n,
 							 SUBVOL_EXCLUSIVE,
-							 SUBVOL_SHARED);
-		spin_unlock(&space->lock);
+							 SUBVOL_SHARED, &stash);
+		subvol_space_unlock_map(space, &stash);
 	}
 }
 
@@ -650,16 +608,18 @@ void subvol_space_set_guarantee(struct subvol_space *space, bool on)
 void subvol_space_write_begin(struct subvol_space *space, u64 block, u64 nr,
 			      struct subvol_space_change *change)
 {
+	struct subvol_map_stash stash = { };
 	u64 covered = 0, user = 0, uncommit = 0;
 	bool guarantee;
 
 	memset(change, 0, sizeof(*change));
-	spin_lock(&space->lock);
+	subvol_space_lock_map(space, block, nr,
+			      BIT(SUBVOL_HOLE) | BIT(SUBVOL_SHARED), &stash);
 	nr = subvol_map_clamp(space, block, nr);
-	change->holes = subvol_map_move(space, block, nr, SUBVOL_HOLE,
-					SUBVOL_EXCLUSIVE);
-	change->shared = subvol_map_move(space, block, nr, SUBVOL_SHARED,
-					 SUBVOL_EXCLUSIVE);
+	change->holes = subvol_map_move(&space->map, block, nr, SUBVOL_HOLE,
+					SUBVOL_EXCLUSIVE, &stash);
+	change->shared = subvol_map_move(&space->map, block, nr, SUBVOL_SHARED,
+					 SUBVOL_EXCLUSIVE, &stash);
 	space->backed += change->holes;
 	space->shared -= change->shared;
 
@@ -681,7 +641,7 @@ void subvol_space_write_begin(struct subvol_space *space, u64 block, u64 nr,
 	change->promised = covered;
 	change->user_promised = user;
 	change->used = uncommit;
-	spin_unlock(&space->lock);
+	subvol_space_unlock_map(space, &stash);
 
 	if (uncommit) {
 		subvol_pool_uncommit(space->pool, uncommit);
@@ -699,6 +659,7 @@ void subvol_space_write_begin(struct subvol_space *space, u64 block, u64 nr,
 void subvol_space_write_failed(struct subvol_space *space, u64 block, u64 nr,
 			       const struct subvol_space_change *change)
 {
+	struct subvol_map_stash stash = { };
 	u64 holes, promised, user, shared = 0;
 	bool guarantee;
 
@@ -707,22 +668,23 @@ void subvol_space_write_failed(struct subvol_space *space, u64 block, u64 nr,
 
 	subvol_space_rescan(space, block, nr);
 
-	spin_lock(&space->lock);
+	subvol_space_lock_map(space, block, nr,
+			      change->shared ? BIT(SUBVOL_EXCLUSIVE) : 0, &stash);
 	nr = subvol_map_clamp(space, block, nr);
-	holes = subvol_map_count(space, block, nr, SUBVOL_HOLE);
+	holes = subvol_map_count(&space->map, block, nr, SUBVOL_HOLE);
 	promised = min_t(u64, holes, change->promised);
 	user = min_t(u64, holes - promised, change->user_promised);
 	space->promised += promised;
 	space->user_promised += user;
 	if (change->shared) {
-		shared = subvol_map_move(space, block, nr, SUBVOL_EXCLUSIVE,
-					 SUBVOL_SHARED);
+		shared = subvol_map_move(&space->map, block, nr, SUBVOL_EXCLUSIVE,
+					 SUBVOL_SHARED, &stash);
 		space->shared += shared;
 	}
 	guarantee = space->guarantee;
 	if (guarantee)
 		space->cow_reserve += shared;
-	spin_unlock(&space->lock);
+	subvol_space_unlock_map(space, &stash);
 
 	subvol_space_commit_delta(space, promised + user + shared, guarantee);
 }
@@ -730,19 +692,23 @@ void subvol_space_write_failed(struct subvol_space *space, u64 block, u64 nr,
 /* The host unmapped [@block, @block + @nr): a discard or punch. */
 void subvol_space_unmapped(struct subvol_space *space, u64 block, u64 nr)
 {
+	struct subvol_map_stash stash = { };
 	u64 excl, shared;
 	bool guarantee;
 
-	spin_lock(&space->lock);
+	subvol_space_lock_map(space, block, nr,
+			      BIT(SUBVOL_EXCLUSIVE) | BIT(SUBVOL_SHARED), &stash);
 	nr = subvol_map_clamp(space, block, nr);
-	excl = subvol_map_move(space, block, nr, SUBVOL_EXCLUSIVE, SUBVOL_HOLE);
-	shared = subvol_map_move(space, block, nr, SUBVOL_SHARED, SUBVOL_HOLE);
+	excl = subvol_map_move(&space->map, block, nr, SUBVOL_EXCLUSIVE,
+			       SUBVOL_HOLE, &stash);
+	shared = subvol_map_move(&space->map, block, nr, SUBVOL_SHARED,
+				 SUBVOL_HOLE, &stash);
 	space->backed -= excl + shared;
 	space->shared -= shared;
 	guarantee = space->guarantee;
 	if (guarantee)
 		space->cow_reserve -= shared;
-	spin_unlock(&space->lock);
+	subvol_space_unlock_map(space, &stash);
 
 	subvol_space_commit_delta(space, -(s64)shared, guarantee);
 }
@@ -873,21 +839,24 @@ static void subvol_extent_blocks(struct subvol_space *space,
 static void subvol_sharing_scan_extent(void *priv,
 				       const struct fiemap_extent *fe)
 {
+	struct subvol_map_stash stash = { };
 	struct subvol_space *space = priv;
 	u64 block, nr;
 
 	subvol_extent_blocks(space, fe, &block, &nr);
 	if (!nr)
 		return;
-	spin_lock(&space->lock);
+	subvol_space_lock_map(space, block, nr,
+			      BIT(SUBVOL_HOLE) | BIT(SUBVOL_EXCLUSIVE), &stash);
 	if (fe->fe_flags & (FIEMAP_EXTENT_UNWRITTEN | FIEMAP_EXTENT_DELALLOC))
-		space->backed += subvol_map_move(space, block, nr, SUBVOL_HOLE,
-						 SUBVOL_EXCLUSIVE);
+		space->backed += subvol_map_move(&space->map, block, nr,
+						 SUBVOL_HOLE, SUBVOL_EXCLUSIVE,
+						 &stash);
 	if (fe->fe_flags & FIEMAP_EXTENT_SHARED)
-		space->shared += subvol_map_move(space, block, nr,
+		space->shared += subvol_map_move(&space->map, block, nr,
 						 SUBVOL_EXCLUSIVE,
-						 SUBVOL_SHARED);
-	spin_unlock(&space->lock);
+						 SUBVOL_SHARED, &stash);
+	subvol_space_unlock_map(space, &stash);
 }
 
 /* What a rescan changed, for the pool and the caller. */
@@ -909,6 +878,7 @@ struct subvol_sharing_rescan {
 static void subvol_sharing_rescan_extent(void *priv,
 					 const struct fiemap_extent *fe)
 {
+	struct subvol_map_stash stash = { };
 	struct subvol_sharing_rescan *rs = priv;
 	struct subvol_space *space = rs->space;
 	u64 block, nr, excl, moved;
@@ -919,21 +889,22 @@ static void subvol_sharing_rescan_extent(void *priv,
 		return;
 
 	if (!(fe->fe_flags & FIEMAP_EXTENT_SHARED)) {
-		spin_lock(&space->lock);
-		moved = subvol_map_move(space, block, nr, SUBVOL_SHARED,
-					SUBVOL_EXCLUSIVE);
+		subvol_space_lock_map(space, block, nr, BIT(SUBVOL_SHARED),
+				      &stash);
+		moved = subvol_map_move(&space->map, block, nr, SUBVOL_SHARED,
+					SUBVOL_EXCLUSIVE, &stash);
 		space->shared -= moved;
 		guarantee = space->guarantee;
 		if (guarantee)
 			space->cow_reserve -= moved;
-		spin_unlock(&space->lock);
+		subvol_space_unlock_map(space, &stash);
 		subvol_space_commit_delta(space, -(s64)moved, guarantee);
 		rs->unshared += moved;
 		return;
 	}
 
 	spin_lock(&space->lock);
-	excl = subvol_map_count(space, block, nr, SUBVOL_EXCLUSIVE);
+	excl = subvol_map_count(&space->map, block, nr, SUBVOL_EXCLUSIVE);
 	guarantee = space->guarantee;
 	spin_unlock(&space->lock);
 	if (!excl)
@@ -943,13 +914,13 @@ static void subvol_sharing_rescan_extent(void *priv,
 		rs->unbacked += excl;
 	}
 
-	spin_lock(&space->lock);
-	moved = subvol_map_move(space, block, nr, SUBVOL_EXCLUSIVE,
-				SUBVOL_SHARED);
+	subvol_space_lock_map(space, block, nr, BIT(SUBVOL_EXCLUSIVE), &stash);
+	moved = subvol_map_move(&space->map, block, nr, SUBVOL_EXCLUSIVE,
+				SUBVOL_SHARED, &stash);
 	space->shared += moved;
 	if (guarantee)
 		space->cow_reserve += moved;
-	spin_unlock(&space->lock);
+	subvol_space_unlock_map(space, &stash);
 	/* Writes and discards in between change what there was to move. */
 	subvol_space_commit_delta(space, (s64)moved - (s64)excl, guarantee);
 	rs->shared += moved;
@@ -1200,7 +1171,7 @@ static u64 subvol_provider_count_holes(struct blk_space *provider,
 
 	spin_lock(&space->lock);
 	nr = subvol_map_clamp(space, block, nr);
-	holes = subvol_map_count(space, block, nr, SUBVOL_HOLE);
+	holes = subvol_map_count(&space->map, block, nr, SUBVOL_HOLE);
 	spin_unlock(&space->lock);
 	return holes << (space->block_shift - SECTOR_SHIFT);
 }
@@ -1234,7 +1205,7 @@ static void subvol_provider_change(struct subvol_space *space, sector_t start,
 
 	spin_lock(&space->lock);
 	if (!(flags & BLK_SPACE_IN_USE))
-		holes = subvol_map_count(space, block,
+		holes = subvol_map_count(&space->map, block,
 					 subvol_map_clamp(space, block, nr),
 					 SUBVOL_HOLE);
 	if (sign > 0) {
@@ -1309,10 +1280,9 @@ static struct subvol_space *subvol_space_create(struct subvol_c *sc,
 	space->block_shift = ilog2(sc->block_size);
 	nr_blocks = i_size_read(file_inode(sc->file)) >> space->block_shift;
 
-	space->map = subvol_map_alloc(nr_blocks);
-	if (!space->map) {
+	r = subvol_map_init(&space->map, nr_blocks);
+	if (r) {
 		*error = "Cannot allocate block map";
-		r = -ENOMEM;
 		goto bad;
 	}
 	space->nr_blocks = nr_blocks;
@@ -1335,7 +1305,7 @@ static struct subvol_space *subvol_space_create(struct subvol_c *sc,
 	return space;
 
 bad:
-	kvfree(space->map);
+	subvol_map_free(&space->map);
 	fput(space->file);
 	kfree(space);
 	return ERR_PTR(r);
@@ -1346,24 +1316,22 @@ static int subvol_space_resize(struct subvol_space *space, struct file *file)
 {
 	u64 nr_blocks = i_size_read(file_inode(file)) >> space->block_shift;
 	u64 old = space->nr_blocks;
-	u8 *map, *old_map;
+	int r;
 
 	if (nr_blocks <= old)
 		return 0;
-	map = subvol_map_alloc(nr_blocks);
-	if (!map)
-		return -ENOMEM;
 
 	/* Walks of the whole map (a record, a rescan) read it unlocked. */
 	mutex_lock(&space->serial);
-	spin_lock(&space->lock);
-	memcpy(map, space->map, DIV_ROUND_UP_ULL(old, 5));
-	old_map = space->map;
-	space->map = map;
-	space->nr_blocks = nr_blocks;
-	spin_unlock(&space->lock);
+	r = subvol_map_grow(&space->map, nr_blocks, &space->lock);
+	if (!r) {
+		spin_lock(&space->lock);
+		space->nr_blocks = nr_blocks;
+		spin_unlock(&space->lock);
+	}
 	mutex_unlock(&space->serial);
-	kvfree(old_map);
+	if (r)
+		return r;
 
 	/* Blocks past the old end were never mapped by a table: ask. */
 	return subvol_map_scan(space, old, nr_blocks - old, NULL);
@@ -1512,7 +1480,7 @@ static void subvol_space_release(struct kref *kref)
 	WARN_ON_ONCE(subvol_space_guarantee(space, false));
 	if (space->pool)
 		subvol_pool_put(space->pool);
-	kvfree(space->map);
+	subvol_map_free(&space->map);
 	fput(space->file);
 	mutex_destroy(&space->serial);
 	kfree(space);

@@ -29,6 +29,8 @@
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 
+#include "dm-subvol-map.h"
+
 /* Claims and releases move this much host space at a time. */
 #define SUBVOL_POOL_CHUNK_BYTES		(4U << 20)
 
@@ -75,13 +77,6 @@ struct subvol_pool {
 	struct delayed_work balance;
 };
 
-/* The states of a block of a volume, kept in struct subvol_space's map. */
-enum subvol_block_state {
-	SUBVOL_HOLE = 0,	/* not allocated on the host */
-	SUBVOL_EXCLUSIVE,	/* allocated, only this file maps it */
-	SUBVOL_SHARED,		/* allocated, shared with another file */
-};
-
 /*
  * The space of one volume: one backing file, shared by the tables of one
  * mapped device that name it (a reload keeps its accounting).  It is also
@@ -109,7 +104,7 @@ struct subvol_space {
 	unsigned int block_shift;
 
 	spinlock_t lock;		/* the map and the counters */
-	u8 *map;			/* subvol_block_state, 5 per byte */
+	struct subvol_map map;		/* see dm-subvol-map.c */
 	u64 nr_blocks;			/* blocks the map covers */
 	u64 backed;			/* blocks not SUBVOL_HOLE */
 	u64 shared;			/* blocks SUBVOL_SHARED */
