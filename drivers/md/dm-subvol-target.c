@@ -481,6 +481,27 @@ static void subvol_status_features(struct subvol_c *sc, char *result,
 	*szp = sz;
 }
 
+/*
+ * @str for an IMA measurement, whose key=value pairs are separated by ','
+ * and ';': those, '=', '\' and bytes that are not printable ASCII are
+ * written as "\xHH".
+ */
+static void subvol_emit_escaped(const char *str, char *result,
+				unsigned int maxlen, unsigned int *szp)
+{
+	unsigned int sz = *szp;
+	unsigned char c;
+
+	for (; *str; str++) {
+		c = *str;
+		if (c > ' ' && c < 0x7f && !strchr(",;=\\", c))
+			DMEMIT("%c", c);
+		else
+			DMEMIT("\\x%02x", c);
+	}
+	*szp = sz;
+}
+
 /* INFO: the fields of enum dm_subvol_status_field, in its order. */
 static void subvol_status(struct dm_target *ti, status_type_t type,
 			  unsigned int status_flags, char *result,
@@ -506,14 +527,18 @@ static void subvol_status(struct dm_target *ti, status_type_t type,
 
 	case STATUSTYPE_IMA:
 		DMEMIT_TARGET_NAME_VERSION(ti->type);
-		DMEMIT(",backing_file=%s,mode=%s,ignore_discard=%c,guarantee=%s,no_space=%s;",
-		       sc->path,
+		DMEMIT(",backing_file=");
+		subvol_emit_escaped(sc->path, result, maxlen, &sz);
+		DMEMIT(",mode=%s,ignore_discard=%c,guarantee=%s,no_space=%s",
 		       sc->writable ? DM_SUBVOL_MODE_RW : DM_SUBVOL_MODE_RO,
 		       sc->ignore_discard ? 'y' : 'n',
 		       sc->guarantee ? DM_SUBVOL_GUARANTEE_FULL :
 				       DM_SUBVOL_GUARANTEE_NONE,
 		       sc->no_space_queue ? DM_SUBVOL_NO_SPACE_QUEUE :
 					    DM_SUBVOL_NO_SPACE_ERROR);
+		DMEMIT(",no_space_timeout=%u,low_water=%llu;",
+		       sc->no_space_timeout,
+		       (unsigned long long)sc->low_water);
 		break;
 	}
 }

@@ -121,4 +121,21 @@ check "table output reloads as is" dmsetup reload slashed --table "$table"
 check "resume" dmsetup resume slashed
 dmsetup remove slashed
 
+# IMA measures the table as the target describes it (STATUSTYPE_IMA), the
+# backing file's path escaped, with every feature (review item 43).
+mount -t securityfs securityfs /sys/kernel/security 2>/dev/null || true
+ima=/sys/kernel/security/ima
+if check "IMA policy for device-mapper loads" sh -c \
+	"echo 'measure func=CRITICAL_DATA label=device-mapper template=ima-buf' >$ima/policy"; then
+	backing "$HOST/a,b=c;d\\e" 64
+	dmsetup create imavol --table \
+		"0 $((64 * SECTORS_PER_MIB)) subvol $HOST/a,b=c;d\\e 4 no_space:queue no_space_timeout:7 low_water:2048 guarantee:none"
+	measured=$(awk '$5 == "dm_table_load" { print $6 }' $ima/ascii_runtime_measurements |
+		xxd -r -p | tr '\0' '\n')
+	check "IMA: path escaped, all features" grep -qF \
+		"target_name=subvol,target_version=1.3.0,backing_file=$HOST/a\\x2cb\\x3dc\\x3bd\\x5ce,mode=rw,ignore_discard=n,guarantee=none,no_space=queue,no_space_timeout=7,low_water=2048;" \
+		<<<"$measured"
+	dmsetup remove imavol
+fi
+
 finish
