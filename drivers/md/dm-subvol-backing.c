@@ -156,6 +156,11 @@ static int subvol_check_file(struct subvol_c *sc, struct file *file,
 
 	/* Read-only tables never discard, so they need no hole punching. */
 	if (sc->writable) {
+		/* Opening an active swap file for writing is not refused. */
+		if (IS_SWAPFILE(inode)) {
+			*error = subvol_open_error(-ETXTBSY);
+			return -ETXTBSY;
+		}
 		r = subvol_probe_punch_hole(file, sc->block_size);
 		if (r == -EOPNOTSUPP) {
 			*error = "Backing filesystem does not support hole punching";

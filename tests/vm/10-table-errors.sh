@@ -41,6 +41,18 @@ xfs_io -r -c "chattr +i" "$HOST/locked"
 refuse "immutable file" "Permission denied opening backing file" "0 $MIB64 subvol $HOST/locked"
 xfs_io -r -c "chattr -i" "$HOST/locked"
 
+# An active swap file: opening it for writing is allowed, and punching a
+# hole in it fails with ETXTBSY; the constructor names the cause itself
+# (review item 50: it used to say "Cannot punch holes in backing file").
+dd if=/dev/zero of="$HOST/swap" bs=1M count=64 status=none
+mkswap "$HOST/swap" >/dev/null 2>&1
+if check "swapon of a file on the host" swapon "$HOST/swap"; then
+	refuse "active swap file" "Backing file is busy (a swap file or being executed)" \
+		"0 $MIB64 subvol $HOST/swap"
+	swapoff "$HOST/swap"
+fi
+rm -f "$HOST/swap"
+
 refuse "file too short" "Backing file is shorter than the target length" \
 	"0 $((MIB64 + 8)) subvol $HOST/img"
 refuse "length not a block multiple" \
