@@ -367,11 +367,12 @@ static unsigned long long subvol_sectors(struct subvol_c *sc, u64 blocks)
 /* Space the volume can still fill: host free space and the pool's headroom. */
 static int subvol_space_left(struct subvol_c *sc, u64 *sectors)
 {
+	struct subvol_space *space = sc->space;
 	int r = subvol_backing_host_free(sc, sectors);
 
-	if (!r && READ_ONCE(sc->space->guarantee))
+	if (!r && READ_ONCE(space->guarantee))
 		*sectors += subvol_sectors(sc,
-					   subvol_pool_headroom(sc->space->pool));
+					   subvol_pool_headroom(space->pool));
 	return r;
 }
 
