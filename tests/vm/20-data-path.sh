@@ -103,9 +103,18 @@ dmsetup remove vol
 file_sum=$(sha "$HOST/img")
 dmsetup create rovol --readonly --table "0 $((MIB * SECTORS_PER_MIB)) subvol $HOST/img"
 check_eq "read-only: status mode" ro "$(status_field rovol 1)"
+# What each kind of write gets (review item 50): the block layer refuses
+# write(2) and BLKZEROOUT on a read-only device, and discard is not
+# advertised; only a kernel user ignoring the flag reaches the target.
 check_fails "read-only: direct write fails" \
 	dd if=/dev/zero of=/dev/mapper/rovol bs=4k count=1 oflag=direct conv=notrunc status=none
+check "read-only: write(2) gets EPERM" grep -q "Operation not permitted" \
+	<<<"$(dd if=/dev/zero of=/dev/mapper/rovol bs=4k count=1 oflag=direct conv=notrunc status=none 2>&1)"
 check_fails "read-only: discard fails" blkdiscard /dev/mapper/rovol
+check "read-only: discard gets EOPNOTSUPP" grep -q "Operation not supported" \
+	<<<"$(blkdiscard /dev/mapper/rovol 2>&1)"
+check "read-only: write-zeroes gets EPERM" grep -q "Operation not permitted" \
+	<<<"$(blkdiscard -z -l 1M /dev/mapper/rovol 2>&1)"
 check "read-only: reads work" dd if=/dev/mapper/rovol of=/dev/null bs=1M count=8 status=none
 dmsetup remove rovol
 check_eq "read-only: backing file unchanged" "$file_sum" "$(sha "$HOST/img")"
