@@ -38,14 +38,13 @@ static LIST_HEAD(subvol_in_use);
  * Would I/O to @file come back to @sc's own device?  The file's filesystem
  * may live on @sc's device itself, or on another subvol device whose file
  * lives on @sc's device, and so on down the chain.
- *
- * NOTE: must be called with subvol_in_use_lock held.
  */
 static bool subvol_file_on_own_device(struct subvol_c *sc, struct file *file)
 {
 	dev_t own = disk_devt(dm_disk(sc->md));
 	unsigned int depth;
 
+	lockdep_assert_held(&subvol_in_use_lock);
 	for (depth = 0; file && depth < SUBVOL_MAX_STACK_DEPTH; depth++) {
 		struct block_device *bdev = file_inode(file)->i_sb->s_bdev;
 		struct subvol_c *below;
@@ -69,13 +68,12 @@ static bool subvol_file_on_own_device(struct subvol_c *sc, struct file *file)
 /*
  * Is @inode the backing file of a target of another device, or of another
  * target in @sc's own table?
- *
- * NOTE: must be called with subvol_in_use_lock held.
  */
 static bool subvol_file_in_use(struct subvol_c *sc, struct inode *inode)
 {
 	struct subvol_c *other;
 
+	lockdep_assert_held(&subvol_in_use_lock);
 	list_for_each_entry(other, &subvol_in_use, in_use) {
 		if (file_inode(other->file) != inode)
 			continue;
@@ -156,6 +154,11 @@ static int subvol_check_file(struct subvol_c *sc, struct file *file,
 
 	/* Read-only tables never discard, so they need no hole punching. */
 	if (sc->writable) {
+		/* Opening an active swap file for writing is not refused. */
+		if (IS_SWAPFILE(inode)) {
+			*error = subvol_open_error(-ETXTBSY);
+			return -ETXTBSY;
+		}
 		r = subvol_probe_punch_hole(file, sc->block_size);
 		if (r == -EOPNOTSUPP) {
 			*error = "Backing filesystem does not support hole punching";

@@ -119,7 +119,7 @@ static void subvol_rw_complete(struct kiocb *iocb, long ret)
 
 	if (write)
 		kiocb_end_write(iocb);
-	/* The table checked the file's size, so a short transfer is an error. */
+	/* The table checked the file's size: a short transfer is an error. */
 	if (ret >= 0 && ret != bio->bi_iter.bi_size)
 		ret = -EIO;
 	if (unlikely(ret < 0) &&
@@ -448,7 +448,7 @@ static void subvol_queue_work(struct work_struct *work)
 
 	noio_flags = memalloc_noio_save();
 	while ((batch = llist_del_all(&q->bios))) {
-		/* Oldest first; a completion may free io, so fetch next before. */
+		/* Oldest first; a completion may free io: fetch next before. */
 		batch = llist_reverse_order(batch);
 		llist_for_each_entry_safe(io, next, batch, node)
 			subvol_io_dispatch(io);

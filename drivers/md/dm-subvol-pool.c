@@ -113,10 +113,10 @@ static u64 subvol_pool_host_free(struct subvol_pool *pool)
  * Loose space that no write is waiting for is just free host space, which
  * a writer outside the pool may take: it is claimed anew if needed, not
  * counted on.  And loose space is never more than the host has free.
- * Caller holds lock.
  */
 static void subvol_pool_settle_loose(struct subvol_pool *pool, u64 host_free)
 {
+	lockdep_assert_held(&pool->lock);
 	if (!pool->inflight)
 		pool->loose = 0;
 	pool->loose = min(pool->loose, host_free);

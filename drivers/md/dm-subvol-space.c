@@ -1037,13 +1037,14 @@ static void subvol_provider_detach(struct blk_space *provider)
  * A refill commits what the client's retry will reserve, as credit that
  * only this volume's reservations take; otherwise another reservation
  * could take it first and the retry fail again while the host has space.
- * Credit not taken within a second goes back to the pool.  Caller holds
- * lock; returns the expired credit, for the caller to uncommit.
+ * Credit not taken within a second goes back to the pool.  Returns the
+ * expired credit, for the caller to uncommit.
  */
 static u64 subvol_space_expire_credit(struct subvol_space *space)
 {
 	u64 expired = 0;
 
+	lockdep_assert_held(&space->lock);
 	if (space->refill_credit &&
 	    time_after(jiffies, space->refill_expires)) {
 		expired = space->refill_credit;
@@ -1343,8 +1344,6 @@ static int subvol_space_resize(struct subvol_space *space, struct file *file)
  * another file takes the disk over then, unless a filesystem is attached
  * to the old file's space; a table only loaded (and perhaps cleared, or
  * failing) changes nothing.
- *
- * NOTE: must be called with subvol_spaces_lock held.
  */
 static int subvol_space_check_takeover(struct subvol_space *space,
 				       bool take, char **error)
@@ -1368,11 +1367,11 @@ static int subvol_space_check_takeover(struct subvol_space *space,
 	return 0;
 }
 
-/* NOTE: must be called with subvol_spaces_lock held. */
 static int subvol_space_register(struct subvol_space *space, char **error)
 {
 	int r;
 
+	lockdep_assert_held(&subvol_spaces_lock);
 	r = subvol_space_check_takeover(space, true, error);
 	if (r)
 		return r;

@@ -16,6 +16,7 @@
 
 #include <linux/module.h>
 #include <linux/slab.h>
+#include <linux/stringify.h>
 #include <uapi/linux/dm-subvol.h>
 
 /* Bound on the feature count, well above the features there are. */
@@ -27,124 +28,157 @@
  *----------------------------------------------------------------
  */
 
-/* Split "name:value"; @value is NULL for a feature without one. */
-static bool subvol_feature_is(const char *arg, const char *name,
-			      const char **value)
-{
-	size_t len = strlen(name);
+/* The optional features, as bit numbers of the set already given. */
+enum subvol_feature {
+	SUBVOL_FEATURE_IGNORE_DISCARD,
+	SUBVOL_FEATURE_GUARANTEE,
+	SUBVOL_FEATURE_NO_SPACE,
+	SUBVOL_FEATURE_NO_SPACE_TIMEOUT,
+	SUBVOL_FEATURE_LOW_WATER,
+	SUBVOL_NR_FEATURES
+};
 
-	if (strncasecmp(arg, name, len))
-		return false;
-	if (arg[len] == ':') {
-		*value = arg + len + 1;
-		return true;
+static const char * const subvol_feature_names[SUBVOL_NR_FEATURES] = {
+	[SUBVOL_FEATURE_IGNORE_DISCARD] = DM_SUBVOL_FEATURE_IGNORE_DISCARD,
+	[SUBVOL_FEATURE_GUARANTEE] = DM_SUBVOL_FEATURE_GUARANTEE,
+	[SUBVOL_FEATURE_NO_SPACE] = DM_SUBVOL_FEATURE_NO_SPACE,
+	[SUBVOL_FEATURE_NO_SPACE_TIMEOUT] = DM_SUBVOL_FEATURE_NO_SPACE_TIMEOUT,
+	[SUBVOL_FEATURE_LOW_WATER] = DM_SUBVOL_FEATURE_LOW_WATER,
+};
+
+static const struct dm_arg subvol_feature_count_arg = {
+	0, SUBVOL_MAX_FEATURES,
+	"Invalid feature count: not a number, or more than the features given"
+};
+
+static const struct dm_arg subvol_no_space_timeout_arg = {
+	1, DM_SUBVOL_NO_SPACE_TIMEOUT_MAX,
+	"Invalid feature value: no_space_timeout is 1 to "
+	__stringify(DM_SUBVOL_NO_SPACE_TIMEOUT_MAX) " seconds"
+};
+
+/*
+ * Which feature a word "name" or "name:value" is; @value is set to what
+ * follows the colon, or NULL.  Returns SUBVOL_NR_FEATURES for none.
+ */
+static enum subvol_feature subvol_feature_lookup(const char *word,
+						 const char **value)
+{
+	const char *colon = strchr(word, ':');
+	size_t len = colon ? colon - word : strlen(word);
+	enum subvol_feature f;
+
+	*value = colon ? colon + 1 : NULL;
+	for (f = 0; f < SUBVOL_NR_FEATURES; f++) {
+		if (strlen(subvol_feature_names[f]) == len &&
+		    !strncasecmp(word, subvol_feature_names[f], len))
+			break;
 	}
-	if (!arg[len]) {
-		*value = NULL;
-		return true;
-	}
-	return false;
+	return f;
 }
 
-/* One feature with a value.  Returns 1 if @arg is none of them. */
-static int subvol_parse_value_feature(struct subvol_c *sc, const char *arg,
-				      unsigned int *seen, char **error)
+/* dm_read_arg() of the value of a "name:value" feature. */
+static int subvol_read_value(const struct dm_arg *arg, const char *value,
+			     unsigned int *v, char **error)
 {
-	const char *value;
-	unsigned int bit;
+	char *word = (char *)value;
+	struct dm_arg_set as = { .argc = 1, .argv = &word };
 
-	if (subvol_feature_is(arg, DM_SUBVOL_FEATURE_GUARANTEE, &value)) {
-		bit = 1;
-		if (value && !strcasecmp(value, DM_SUBVOL_GUARANTEE_FULL))
-			sc->guarantee = true;
-		else if (value && !strcasecmp(value, DM_SUBVOL_GUARANTEE_NONE))
-			sc->guarantee = false;
-		else
-			goto bad_value;
-	} else if (subvol_feature_is(arg, DM_SUBVOL_FEATURE_NO_SPACE_TIMEOUT,
-				     &value)) {
-		bit = 4;
-		if (!value || kstrtouint(value, 10, &sc->no_space_timeout) ||
-		    !sc->no_space_timeout ||
-		    sc->no_space_timeout > DM_SUBVOL_NO_SPACE_TIMEOUT_MAX)
-			goto bad_value;
-	} else if (subvol_feature_is(arg, DM_SUBVOL_FEATURE_NO_SPACE, &value)) {
-		bit = 2;
-		if (value && !strcasecmp(value, DM_SUBVOL_NO_SPACE_ERROR))
-			sc->no_space_queue = false;
-		else if (value && !strcasecmp(value, DM_SUBVOL_NO_SPACE_QUEUE))
-			sc->no_space_queue = true;
-		else
-			goto bad_value;
-	} else if (subvol_feature_is(arg, DM_SUBVOL_FEATURE_LOW_WATER, &value)) {
-		bit = 8;
-		if (!value || kstrtoull(value, 10, &sc->low_water))
-			goto bad_value;
-	} else {
-		return 1;
-	}
-
-	if (*seen & bit) {
-		*error = "Feature given twice";
+	if (!value) {
+		*error = arg->error;
 		return -EINVAL;
 	}
-	*seen |= bit;
-	return 0;
-
-bad_value:
-	DMERR("%s: bad value in feature '%s'", dm_device_name(sc->md), arg);
-	*error = "Invalid feature value";
-	return -EINVAL;
+	return dm_read_arg(arg, &as, v, error);
 }
 
+static int subvol_parse_feature(struct subvol_c *sc, enum subvol_feature f,
+				const char *value, char **error)
+{
+	switch (f) {
+	case SUBVOL_FEATURE_IGNORE_DISCARD:
+		if (value) {
+			*error = "Invalid feature value: ignore_discard takes none";
+			return -EINVAL;
+		}
+		sc->ignore_discard = true;
+		return 0;
+
+	case SUBVOL_FEATURE_GUARANTEE:
+		if (value && !strcasecmp(value, DM_SUBVOL_GUARANTEE_FULL)) {
+			sc->guarantee = true;
+		} else if (value &&
+			   !strcasecmp(value, DM_SUBVOL_GUARANTEE_NONE)) {
+			sc->guarantee = false;
+		} else {
+			*error = "Invalid feature value: guarantee is full or none";
+			return -EINVAL;
+		}
+		return 0;
+
+	case SUBVOL_FEATURE_NO_SPACE:
+		if (value && !strcasecmp(value, DM_SUBVOL_NO_SPACE_ERROR)) {
+			sc->no_space_queue = false;
+		} else if (value &&
+			   !strcasecmp(value, DM_SUBVOL_NO_SPACE_QUEUE)) {
+			sc->no_space_queue = true;
+		} else {
+			*error = "Invalid feature value: no_space is error or queue";
+			return -EINVAL;
+		}
+		return 0;
+
+	case SUBVOL_FEATURE_NO_SPACE_TIMEOUT:
+		return subvol_read_value(&subvol_no_space_timeout_arg, value,
+					 &sc->no_space_timeout, error);
+
+	case SUBVOL_FEATURE_LOW_WATER:
+		/* Sectors: more than dm_read_arg()'s unsigned int holds. */
+		if (!value || kstrtoull(value, 10, &sc->low_water)) {
+			*error = "Invalid feature value: low_water is a number of sectors";
+			return -EINVAL;
+		}
+		return 0;
+
+	default:
+		*error = "Unknown feature";
+		return -EINVAL;
+	}
+}
+
+/* [<#features> <feature>...], the rest of the table line. */
 static int subvol_parse_features(struct subvol_c *sc, struct dm_arg_set *as,
 				 char **error)
 {
-	unsigned int count, seen = 0;
-	const char *arg;
+	DECLARE_BITMAP(seen, SUBVOL_NR_FEATURES) = { 0 };
+	enum subvol_feature f;
+	const char *value;
+	unsigned int argc;
 	int r;
 
 	if (!as->argc)
 		return 0;
 
-	arg = dm_shift_arg(as);
-	if (kstrtouint(arg, 10, &count)) {
-		*error = "Feature count is not a number";
-		return -EINVAL;
-	}
-	if (count > SUBVOL_MAX_FEATURES || count > as->argc) {
-		*error = "Feature count is larger than the features given";
-		return -EINVAL;
-	}
-	if (count < as->argc) {
+	r = dm_read_arg_group(&subvol_feature_count_arg, as, &argc, error);
+	if (r)
+		return r;
+	if (argc < as->argc) {
 		*error = "Too many arguments after the features";
 		return -EINVAL;
 	}
 
-	while (as->argc) {
-		arg = dm_shift_arg(as);
-
-		if (!strcasecmp(arg, DM_SUBVOL_FEATURE_IGNORE_DISCARD)) {
-			if (sc->ignore_discard) {
-				*error = "Feature given twice";
-				return -EINVAL;
-			}
-			sc->ignore_discard = true;
-			continue;
+	while (argc--) {
+		f = subvol_feature_lookup(dm_shift_arg(as), &value);
+		if (f < SUBVOL_NR_FEATURES && test_and_set_bit(f, seen)) {
+			*error = "Feature given twice";
+			return -EINVAL;
 		}
-
-		r = subvol_parse_value_feature(sc, arg, &seen, error);
-		if (r <= 0) {
-			if (r)
-				return r;
-			continue;
-		}
-
-		DMERR("%s: unknown feature '%s'", dm_device_name(sc->md), arg);
-		*error = "Unknown feature";
-		return -EINVAL;
+		r = subvol_parse_feature(sc, f, value, error);
+		if (r)
+			return r;
 	}
-	if ((seen & 4) && !sc->no_space_queue) {
+
+	if (test_bit(SUBVOL_FEATURE_NO_SPACE_TIMEOUT, seen) &&
+	    !sc->no_space_queue) {
 		*error = "no_space_timeout needs no_space:queue";
 		return -EINVAL;
 	}
@@ -333,11 +367,12 @@ static unsigned long long subvol_sectors(struct subvol_c *sc, u64 blocks)
 /* Space the volume can still fill: host free space and the pool's headroom. */
 static int subvol_space_left(struct subvol_c *sc, u64 *sectors)
 {
+	struct subvol_space *space = sc->space;
 	int r = subvol_backing_host_free(sc, sectors);
 
-	if (!r && READ_ONCE(sc->space->guarantee))
+	if (!r && READ_ONCE(space->guarantee))
 		*sectors += subvol_sectors(sc,
-					   subvol_pool_headroom(sc->space->pool));
+					   subvol_pool_headroom(space->pool));
 	return r;
 }
 
@@ -447,6 +482,27 @@ static void subvol_status_features(struct subvol_c *sc, char *result,
 	*szp = sz;
 }
 
+/*
+ * @str for an IMA measurement, whose key=value pairs are separated by ','
+ * and ';': those, '=', '\' and bytes that are not printable ASCII are
+ * written as "\xHH".
+ */
+static void subvol_emit_escaped(const char *str, char *result,
+				unsigned int maxlen, unsigned int *szp)
+{
+	unsigned int sz = *szp;
+	unsigned char c;
+
+	for (; *str; str++) {
+		c = *str;
+		if (c > ' ' && c < 0x7f && !strchr(",;=\\", c))
+			DMEMIT("%c", c);
+		else
+			DMEMIT("\\x%02x", c);
+	}
+	*szp = sz;
+}
+
 /* INFO: the fields of enum dm_subvol_status_field, in its order. */
 static void subvol_status(struct dm_target *ti, status_type_t type,
 			  unsigned int status_flags, char *result,
@@ -472,14 +528,18 @@ static void subvol_status(struct dm_target *ti, status_type_t type,
 
 	case STATUSTYPE_IMA:
 		DMEMIT_TARGET_NAME_VERSION(ti->type);
-		DMEMIT(",backing_file=%s,mode=%s,ignore_discard=%c,guarantee=%s,no_space=%s;",
-		       sc->path,
+		DMEMIT(",backing_file=");
+		subvol_emit_escaped(sc->path, result, maxlen, &sz);
+		DMEMIT(",mode=%s,ignore_discard=%c,guarantee=%s,no_space=%s",
 		       sc->writable ? DM_SUBVOL_MODE_RW : DM_SUBVOL_MODE_RO,
 		       sc->ignore_discard ? 'y' : 'n',
 		       sc->guarantee ? DM_SUBVOL_GUARANTEE_FULL :
 				       DM_SUBVOL_GUARANTEE_NONE,
 		       sc->no_space_queue ? DM_SUBVOL_NO_SPACE_QUEUE :
 					    DM_SUBVOL_NO_SPACE_ERROR);
+		DMEMIT(",no_space_timeout=%u,low_water=%llu;",
+		       sc->no_space_timeout,
+		       (unsigned long long)sc->low_water);
 		break;
 	}
 }

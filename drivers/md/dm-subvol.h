@@ -74,7 +74,7 @@ struct subvol_c {
 	struct workqueue_struct *wq;
 	struct subvol_queue __percpu *queues;
 
-	/* Entry in the list of backing files in use; see dm-subvol-backing.c. */
+	/* In the list of backing files in use; see dm-subvol-backing.c. */
 	struct list_head in_use;
 };
 

@@ -103,9 +103,18 @@ dmsetup remove vol
 file_sum=$(sha "$HOST/img")
 dmsetup create rovol --readonly --table "0 $((MIB * SECTORS_PER_MIB)) subvol $HOST/img"
 check_eq "read-only: status mode" ro "$(status_field rovol 1)"
+# What each kind of write gets (review item 50): the block layer refuses
+# write(2) and BLKZEROOUT on a read-only device, and discard is not
+# advertised; only a kernel user ignoring the flag reaches the target.
 check_fails "read-only: direct write fails" \
 	dd if=/dev/zero of=/dev/mapper/rovol bs=4k count=1 oflag=direct conv=notrunc status=none
+check "read-only: write(2) gets EPERM" grep -q "Operation not permitted" \
+	<<<"$(dd if=/dev/zero of=/dev/mapper/rovol bs=4k count=1 oflag=direct conv=notrunc status=none 2>&1)"
 check_fails "read-only: discard fails" blkdiscard /dev/mapper/rovol
+check "read-only: discard gets EOPNOTSUPP" grep -q "Operation not supported" \
+	<<<"$(blkdiscard /dev/mapper/rovol 2>&1)"
+check "read-only: write-zeroes gets EPERM" grep -q "Operation not permitted" \
+	<<<"$(blkdiscard -z -l 1M /dev/mapper/rovol 2>&1)"
 check "read-only: reads work" dd if=/dev/mapper/rovol of=/dev/null bs=1M count=8 status=none
 dmsetup remove rovol
 check_eq "read-only: backing file unchanged" "$file_sum" "$(sha "$HOST/img")"
@@ -120,5 +129,22 @@ check_eq "path with a backslash in the table" \
 check "table output reloads as is" dmsetup reload slashed --table "$table"
 check "resume" dmsetup resume slashed
 dmsetup remove slashed
+
+# IMA measures the table as the target describes it (STATUSTYPE_IMA), the
+# backing file's path escaped, with every feature (review item 43).
+mount -t securityfs securityfs /sys/kernel/security 2>/dev/null || true
+ima=/sys/kernel/security/ima
+if check "IMA policy for device-mapper loads" sh -c \
+	"echo 'measure func=CRITICAL_DATA label=device-mapper template=ima-buf' >$ima/policy"; then
+	backing "$HOST/a,b=c;d\\e" 64
+	dmsetup create imavol --table \
+		"0 $((64 * SECTORS_PER_MIB)) subvol $HOST/a,b=c;d\\e 4 no_space:queue no_space_timeout:7 low_water:2048 guarantee:none"
+	measured=$(awk '$5 == "dm_table_load" { print $6 }' $ima/ascii_runtime_measurements |
+		xxd -r -p | tr '\0' '\n')
+	check "IMA: path escaped, all features" grep -qF \
+		"target_name=subvol,target_version=1.3.0,backing_file=$HOST/a\\x2cb\\x3dc\\x3bd\\x5ce,mode=rw,ignore_discard=n,guarantee=none,no_space=queue,no_space_timeout=7,low_water=2048;" \
+		<<<"$measured"
+	dmsetup remove imavol
+fi
 
 finish
