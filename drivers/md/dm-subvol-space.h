@@ -171,4 +171,28 @@ int subvol_space_user_reserve(struct subvol_space *space, u64 blocks);
 u64 subvol_space_promised(struct subvol_space *space);
 void subvol_space_user_release(struct subvol_space *space, u64 blocks);
 
+/*
+ * Inside the space code: dm-subvol-space.c's helpers and the sharing
+ * record (dm-subvol-record.c).
+ */
+#define SUBVOL_FNV_OFFSET	0xcbf29ce484222325ULL
+#define SUBVOL_FNV_PRIME	0x100000001b3ULL
+void subvol_space_lock_map(struct subvol_space *space, u64 block, u64 nr,
+			   unsigned int from_mask,
+			   struct subvol_map_stash *stash)
+	__acquires(&space->lock);
+void subvol_space_unlock_map(struct subvol_space *space,
+			     struct subvol_map_stash *stash)
+	__releases(&space->lock);
+u64 subvol_map_move_all(struct subvol_space *space, u64 block, u64 nr,
+			unsigned int from, unsigned int to, u64 *counter);
+u64 subvol_map_clamp(struct subvol_space *space, u64 block, u64 nr);
+int subvol_layout_walk(struct subvol_space *space, loff_t pos, loff_t end,
+		       u64 *hash,
+		       void (*fn)(struct subvol_space *space, loff_t hole,
+				  loff_t data, loff_t data_end, void *priv),
+		       void *priv);
+int subvol_record_write(struct subvol_space *space, bool all_backed);
+void subvol_record_apply(struct subvol_space *space, u64 layout);
+
 #endif /* DM_SUBVOL_SPACE_H */
