@@ -83,14 +83,15 @@ rm $HOST/clone
 dmsetup message vol 0 rescan_sharing
 # Leave the host 60 MiB and the pool no more spare claim than that: the
 # pool gives its spare claim back to a host that runs low, a step at a
-# time, so fill again until it has.
+# time, so fill again until both hold at once (what it gave back after
+# the last fill is host space again).
 mkdir -p $HOST/filler
-for i in $(seq 20); do
+for i in $(seq 40); do
 	left=$(($(free_bytes $HOST) - (60 << 20)))
 	[ $left -le 0 ] || fallocate -l $left $HOST/filler/$i
-	spare=$(($(status_field vol $F_CLAIMED) - $(status_field vol $F_COMMITTED)))
-	[ $spare -lt "$(mib 60)" ] && break
 	sleep 0.5
+	spare=$(($(status_field vol $F_CLAIMED) - $(status_field vol $F_COMMITTED)))
+	[ $spare -lt "$(mib 60)" ] && [ "$(free_bytes $HOST)" -le $((64 << 20)) ] && break
 done
 echo "# host free: $(($(free_bytes $HOST) >> 20)) MiB, pool spare: $((spare / SECTORS_PER_MIB)) MiB"
 dmsetup suspend vol
