@@ -176,7 +176,9 @@ check_eq "q3/o is 2 MiB" 2097152 "$(size_of "$A/q3/o.img")"
 check_json "list q3 --json" "$(sv list q3 --json 2>&1)"
 check "pool status q3 --json" bash -c "'$SUBVOL' pool status q3 --json | python3 -m json.tool >/dev/null"
 check_eq "-- ends the options (a name after it is a name)" 2 "$(sv remove -- -x >/dev/null 2>&1; echo $?)"
-check "remove q3/o -v" sv remove q3/o -v
+check "set q3/o --low-water 64K (the newer commands too)" sv set q3/o --low-water 64K
+check "rename q3/o o2 -v" sv rename q3/o o2 -v
+check "remove q3/o2 -v" sv remove q3/o2 -v
 
 # --- item 12: exit status and prefixes ------------------------------------------
 err_is "an invalid volume name: usage error" 2 'not a valid name' sv create --inactive -s 1M q3/.x
