@@ -6,22 +6,11 @@
  * map takes (a page for each group that is not uniform, none otherwise).
  */
 #include "../../drivers/md/dm-subvol-map.c"
+#include "check.h"
 
 int kshim_warnings;
 long kshim_pages;
 
-static int passed, failed;
-
-#define CHECK(name, cond) do {						\
-	if (cond) {							\
-		passed++;						\
-		printf("ok - %s\n", name);				\
-	} else {							\
-		failed++;						\
-		printf("not ok - %s (%s:%d: %s)\n", name, __FILE__,	\
-		       __LINE__, #cond);				\
-	}								\
-} while (0)
 
 #define G SUBVOL_MAP_GROUP_BLOCKS
 

@@ -8,18 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static int passed, failed;
-
-#define CHECK(name, cond) do {						\
-	if (cond) {							\
-		passed++;						\
-		printf("ok - %s\n", name);				\
-	} else {							\
-		failed++;						\
-		printf("not ok - %s (%s:%d: %s)\n", name, __FILE__,	\
-		       __LINE__, #cond);				\
-	}								\
-} while (0)
+#include "check.h"
 
 static void test_status(void)
 {
