@@ -34,7 +34,7 @@ smoke bench-send '^full send of base: [0-9]+ stream bytes' \
 smoke bench-snapshot '^size +workload +extents +frozen' \
 	'^1G +few +[0-9]+ +[0-9.]+ ' '^1G +many +[0-9]+ +[0-9.]+ ' -- \
 	"$ROOT/scripts/bench-snapshot" --sizes 1 --repeat 1 --random 4
-smoke bench-space ' buffered +[0-9.]+ +[0-9.]+ +[0-9.]+' \
+smoke bench-space ' buffered +2 +[0-9.]+ +[0-9.]+ +[0-9.]+ +-?[0-9.]+%' \
 	' 1 GiB +[0-9]+ MiB +[0-9]+ MiB' '^  ext-1000 +[0-9]+ +[0-9.]+ +[0-9]+ KiB' -- \
-	"$ROOT/scripts/bench-space" --size 64 --repeat 1 --efficiency 1 --extents 1000
+	"$ROOT/scripts/bench-space" --size 64 --repeat 1 --writers "1 2" --efficiency 1 --extents 1000
 finish
