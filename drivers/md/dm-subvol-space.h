@@ -172,11 +172,14 @@ u64 subvol_space_promised(struct subvol_space *space);
 void subvol_space_user_release(struct subvol_space *space, u64 blocks);
 
 /*
- * Inside the space code: dm-subvol-space.c's helpers and the sharing
- * record (dm-subvol-record.c).
+ * Inside the space code: dm-subvol-space.c's helpers, the sharing record
+ * (dm-subvol-record.c) and the space provider (dm-subvol-provider.c).
  */
 #define SUBVOL_FNV_OFFSET	0xcbf29ce484222325ULL
 #define SUBVOL_FNV_PRIME	0x100000001b3ULL
+void subvol_space_commit_delta(struct subvol_space *space, s64 delta,
+			       bool committed);
+u64 subvol_space_client_promised(struct subvol_space *space);
 void subvol_space_lock_map(struct subvol_space *space, u64 block, u64 nr,
 			   unsigned int from_mask,
 			   struct subvol_map_stash *stash)
@@ -194,5 +197,6 @@ int subvol_layout_walk(struct subvol_space *space, loff_t pos, loff_t end,
 		       void *priv);
 int subvol_record_write(struct subvol_space *space, bool all_backed);
 void subvol_record_apply(struct subvol_space *space, u64 layout);
+extern const struct blk_space_ops subvol_provider_ops;
 
 #endif /* DM_SUBVOL_SPACE_H */
