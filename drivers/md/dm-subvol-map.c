@@ -11,6 +11,12 @@
  * page per group besides, 51.5 MiB per TiB at most.  Leaves come and go
  * as groups split and become uniform again.
  *
+ * A volume's map covers its whole backing file, not only the part its
+ * table maps: the file's blocks past the table hold host space and may be
+ * shared, and the pool's reserve counts them; a reload that grows the
+ * table then needs no scan.  Beyond the table, an untouched group costs
+ * its 24 bytes: a 1 GiB table over a 16 TiB sparse file, 4.8 MiB.
+ *
  * The caller's lock protects the map.  Moves run under it, so the leaves
  * a split takes are allocated before, in a stash (a move splits at most
  * the groups at the two ends of its range; the groups in between either

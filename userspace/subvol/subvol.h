@@ -31,7 +31,7 @@
 
 #define SUBVOL_POOL_XATTR	"user.subvol.pool"
 #define SUBVOL_VOLUME_XATTR	"user.subvol.volume"
-/* The target's sharing record (drivers/md/dm-subvol-space.c). */
+/* The target's sharing record (drivers/md/dm-subvol-record.c). */
 #define SUBVOL_RECORD_XATTR	"trusted.dm-subvol.shared"
 #define SUBVOL_IMAGE_SUFFIX	".img"
 
