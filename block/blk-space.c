@@ -18,6 +18,15 @@
 static DEFINE_SPINLOCK(blk_space_lock);
 static LIST_HEAD(blk_space_providers);
 
+/*
+ * Off, a filesystem mounted meanwhile finds no provider, as on any other
+ * device: what reserving through the API costs is measured against that,
+ * on the same device and in the same boot (scripts/bench-space).
+ */
+static bool lookups = true;
+module_param(lookups, bool, 0644);
+MODULE_PARM_DESC(lookups, "Let filesystems find their device's provider at mount (default on)");
+
 int blk_space_register(struct blk_space *space, dev_t dev,
 		       const struct blk_space_ops *ops)
 {
@@ -55,6 +64,8 @@ struct blk_space *blk_space_get(struct block_device *bdev)
 	dev_t dev = disk_devt(bdev->bd_disk);
 	struct blk_space *space;
 
+	if (!READ_ONCE(lookups))
+		return NULL;
 	spin_lock(&blk_space_lock);
 	list_for_each_entry(space, &blk_space_providers, list) {
 		if (space->dev != dev)
