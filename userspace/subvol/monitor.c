@@ -48,6 +48,12 @@
 #define LVM_TIMEOUT		600	/* lvs, lvextend --resizefs */
 #define ERROR_REPEAT		600	/* seconds before a failure is logged again */
 #define EXTENSIONS_PER_CHECK	16
+/*
+ * A device event says the space is low, not that a pool is past its
+ * threshold (the volume's low_water counts the pool's unpromised claim
+ * too): for a minute after one, check every second.
+ */
+#define FAST_WINDOW		60
 
 static bool to_stderr = true, to_syslog;
 static unsigned int interval = INTERVAL_DEFAULT;
@@ -600,6 +606,8 @@ static void check_pool(struct pool *pool, const char *why)
 				     strerror(errno));
 			break;
 		}
+		trace("pool %s: host filesystem %u%% used, %" PRIu64 " bytes free (%s)",
+		      pool->meta.name, h.used, h.free, why);
 		if (!past_threshold(a, &h)) {
 			if (mp->below_since)
 				mlog(LOG_INFO, "pool %s: host filesystem %u%% used, within the threshold again",
@@ -837,6 +845,7 @@ int cmd_monitor(int argc, char **argv)
 	};
 	const char *pidfile = NULL, *why;
 	bool once = false, daemonize = false, dm;
+	double fast_until = 0;
 	struct timespec timeout;
 	siginfo_t info;
 	sigset_t set;
@@ -907,12 +916,15 @@ int cmd_monitor(int argc, char **argv)
 	why = "at start";
 	for (;;) {
 		check_all(dm, dm, why);
-		timeout.tv_sec = interval;
+		timeout.tv_sec = now_seconds() < fast_until ? 1 : interval;
 		timeout.tv_nsec = 0;
 		sig = sigtimedwait(&set, &info, &timeout);
 		if (sig == SIGTERM || sig == SIGINT)
 			break;
+		if (sig == SIGUSR1)
+			fast_until = now_seconds() + FAST_WINDOW;
 		why = sig == SIGUSR1 ? "at a device event" : sig == SIGHUP ? "at SIGHUP" :
+		      now_seconds() < fast_until ? "in the minute after a device event" :
 		      "at the periodic check";
 	}
 	mlog(LOG_INFO, "stopped by signal %d", sig);
