@@ -43,7 +43,7 @@ monitor_start() {
 # monitor_stop: SIGTERM, and its exit status.
 monitor_stop() {
 	local st=0
-	kill -TERM "$MONITOR_PID" 2>/dev/null
+	kill -TERM "$MONITOR_PID" 2>/dev/null || true
 	wait "$MONITOR_PID" || st=$?
 	return $st
 }
@@ -60,8 +60,7 @@ sampler_start() {
 
 sampler_stop() {
 	kill "$SAMPLER_PID" 2>/dev/null
-	wait "$SAMPLER_PID" 2>/dev/null
-	return 0
+	wait "$SAMPLER_PID" 2>/dev/null || true
 }
 
 # fio_fill FILE MIB RATE OUT: write FILE, MIB MiB in 1 MiB direct writes
