@@ -67,10 +67,10 @@ sampler_stop() {
 # with a crc32c in each (RATE: fio's --rate, e.g. 32m, or 0 for none);
 # fio's terse line (version 3) in OUT, its messages in OUT.err.
 fio_fill() {
-	local rate=()
-	[ "$3" = 0 ] || rate=(--rate="$3")
+	local limit=()
+	[ "$3" = 0 ] || limit=(--rate="$3")
 	fio --name=fill --filename="$1" --size="$2M" --bs=1M --rw=write --direct=1 \
-		--ioengine=psync --verify=crc32c --do_verify=0 "${rate[@]}" --end_fsync=1 \
+		--ioengine=psync --verify=crc32c --do_verify=0 "${limit[@]}" --end_fsync=1 \
 		--output-format=terse --terse-version=3 >"$4" 2>"$4.err"
 }
 
