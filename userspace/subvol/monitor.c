@@ -186,6 +186,7 @@ static int run_child(const char *const argv[], char *const env[], unsigned int t
 	if (pid == 0) {
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
+		signal(SIGPIPE, SIG_DFL);	/* the monitor ignores it */
 		setpgid(0, 0);
 		fd = open("/dev/null", O_RDONLY);
 		if (fd >= 0)
@@ -434,24 +435,27 @@ static enum lv_result extend_lv(struct pool *pool, struct mpool *mp, const char 
 	char full[2 * DM_NAME_LEN + 2], out[512], err[512], amount_arg[40];
 	char s_amount[32], s_from[32], s_to[32], s_max[32], s_lv[32];
 	const char *lvs[] = { "lvs", "--noheadings", "--nosuffix", "--units", "b",
-			      "--separator", ":", "-o", "lv_size,vg_free,vg_extent_size",
+			      "--separator", ":", "-o", "lv_size,vg_free,vg_extent_size,segtype",
 			      full, NULL };
 	const char *lvextend[] = { "lvextend", "--resizefs", "-L", amount_arg, full, NULL };
 	uint64_t lv_size, vg_free, extent, want, room, amount;
 	const char *p = out, *limit = NULL;
 	struct host after;
 	double t0, took;
+	bool thin;
 	int r;
 
 	*added = 0;
 	snprintf(full, sizeof(full), "%s/%s", vg, lv);
 	r = run_child(lvs, NULL, LVM_TIMEOUT, out, sizeof(out), err, sizeof(err));
 	if (r || !parse_u64(&p, &lv_size) || *p++ != ':' || !parse_u64(&p, &vg_free) ||
-	    *p++ != ':' || !parse_u64(&p, &extent) || !extent) {
+	    *p++ != ':' || !parse_u64(&p, &extent) || !extent || *p++ != ':') {
 		pool_failure(pool, mp, "cannot read the size of its host LV %s (lvs exit %d): %s",
 			     full, r, err[0] ? err : out[0] ? out : "no output");
 		return LV_FAILED;
 	}
+	/* A thin LV grows in its thin pool, not in the VG's free space. */
+	thin = !strncmp(p, "thin", 4) && (p[4] == '\0' || p[4] == '\n' || p[4] == ' ');
 	if (a->step_bytes)
 		want = a->step_bytes;
 	else
@@ -459,7 +463,7 @@ static enum lv_result extend_lv(struct pool *pool, struct mpool *mp, const char 
 	want = (want + extent - 1) / extent * extent;
 	if (!want)
 		want = extent;
-	room = vg_free / extent * extent;
+	room = thin ? UINT64_MAX : vg_free / extent * extent;
 	amount = want;
 	if (amount > room) {
 		amount = room;
@@ -899,6 +903,8 @@ int cmd_monitor(int argc, char **argv)
 	if (pidfile && write_pidfile(pidfile))
 		return EXIT_REFUSED;
 	monitor_pid = getpid();
+	/* A reader of stderr that went away must not end the monitor. */
+	signal(SIGPIPE, SIG_IGN);
 
 	if (once) {
 		check_all(dm, false, "a single check");
