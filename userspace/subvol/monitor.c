@@ -293,7 +293,7 @@ struct mpool {
 	char path[PATH_MAX];
 	struct monitor_state state;
 	bool dirty;		/* state not yet written */
-	double below_since;	/* when it was first seen past the threshold; 0 */
+	double past_since;	/* since when it is seen past the threshold; 0 */
 	double command_at;	/* when its command last ran */
 	char error[MONITOR_TEXT_MAX + 1];	/* the last failure logged */
 	double error_at;
@@ -508,7 +508,7 @@ static enum lv_result extend_lv(struct pool *pool, struct mpool *mp, const char 
 	snprintf(out, sizeof(out), "lvextend --resizefs -L +%s %s%s%s%s: host filesystem %s -> %s, %u%% used; %.1f s, %.1f s after it was seen past the threshold",
 		 s_amount, full, limit ? " (limited by " : "", limit ? limit : "",
 		 limit ? ")" : "", s_from, s_to, after.used, took,
-		 now_seconds() - mp->below_since);
+		 now_seconds() - mp->past_since);
 	mlog(LOG_NOTICE, "pool %s: extended: %s", pool->meta.name, out);
 	mp->state.extensions++;
 	mp->state.last_extension_time = time(NULL);
@@ -597,7 +597,7 @@ static void check_pool(struct pool *pool, const char *why)
 		return;
 	}
 	if (!autoextend_on(a)) {
-		mp->below_since = 0;
+		mp->past_since = 0;
 		save_state(pool, mp);
 		return;
 	}
@@ -613,15 +613,15 @@ static void check_pool(struct pool *pool, const char *why)
 		trace("pool %s: host filesystem %u%% used, %" PRIu64 " bytes free (%s)",
 		      pool->meta.name, h.used, h.free, why);
 		if (!past_threshold(a, &h)) {
-			if (mp->below_since)
+			if (mp->past_since)
 				mlog(LOG_INFO, "pool %s: host filesystem %u%% used, within the threshold again",
 				     pool->meta.name, h.used);
-			mp->below_since = 0;
+			mp->past_since = 0;
 			break;
 		}
 		was_past = true;
-		if (!mp->below_since) {
-			mp->below_since = now_seconds();
+		if (!mp->past_since) {
+			mp->past_since = now_seconds();
 			autoextend_threshold_str(t, sizeof(t), a, false);
 			format_size(f, sizeof(f), h.free);
 			mlog(LOG_NOTICE, "pool %s: host filesystem %u%% used, %s free: past the threshold %s (%s)",
@@ -664,9 +664,7 @@ static pid_t monitor_pid;
 static void *wait_events(void *arg)
 {
 	struct waiter *w = arg;
-	uint32_t nr = w->dev.event_nr;
-
-	uint32_t old;
+	uint32_t nr = w->dev.event_nr, old;
 
 	/* The signal after the new number is read: no event is missed. */
 	for (;;) {
