@@ -37,4 +37,8 @@ smoke bench-snapshot '^size +workload +extents +frozen' \
 smoke bench-space ' buffered +2 +[0-9.]+ +[0-9.]+ +[0-9.]+ +-?[0-9.]+%' \
 	' 1 GiB +[0-9]+ MiB +[0-9]+ MiB' '^  ext-1000 +[0-9]+ +[0-9.]+ +[0-9]+ KiB' -- \
 	"$ROOT/scripts/bench-space" --size 64 --repeat 1 --writers "1 2" --efficiency 1 --extents 1000
+smoke monitor-lvm '^result: ' '^# +crossed_s +grown_s +crossing_to_s +lvextend_s +size_MiB' \
+	'^extensions: [0-9]+ ' '^crossing to extension, s: median ' '^longest write held: [0-9]+ ms' -- \
+	"$ROOT/scripts/monitor-lvm" --lv 300 --volume 1 --write 320 --rate 16m --threshold 150M \
+	--step 128M --low-water 200M
 finish

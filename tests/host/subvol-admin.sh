@@ -330,11 +330,17 @@ check_eq "pool remove --y" "--yes" "$(complete_words subvol pool remove --y)"
 check_eq "import FILE: files" "$work/disk.raw" "$(complete_words subvol import "$work/disk.")"
 check_eq "import FILE POOL/NAME: pools" "second/" "$(complete_words subvol import "$raw" se)"
 # Every option of COMMAND --help is completed, and no other.
-for c in create import set resize snapshot send receive list status "pool create" "pool import" "pool remove"; do
+for c in create import set resize snapshot send receive list status monitor "pool create" \
+	"pool import" "pool set" "pool remove"; do
 	# shellcheck disable=SC2086 # "pool create" is two words
 	want=$("$SUBVOL" ${c} --help 2>/dev/null | grep -oE -- '--[a-z][a-z-]*' | sort -u | tr '\n' ' ' | sed 's/ $//')
-	[[ $c == pool* ]] && want=$("$SUBVOL" pool --help | grep -E "^ *(Usage:)? *subvol $c " |
-		grep -oE -- '--[a-z][a-z-]*' | sort -u | tr '\n' ' ' | sed 's/ $//')
+	if [[ $c == pool* ]]; then
+		# Its synopsis line; AUTOEXTEND there stands for the block of that name.
+		synopsis=$("$SUBVOL" pool --help | grep -E "^ *(Usage:)? *subvol $c ")
+		[[ $synopsis == *AUTOEXTEND* ]] &&
+			synopsis+=$("$SUBVOL" pool --help | sed -n '/^AUTOEXTEND options/,/^$/p')
+		want=$(grep -oE -- '--[a-z][a-z-]*' <<<"$synopsis" | sort -u | tr '\n' ' ' | sed 's/ $//')
+	fi
 	want=$(tr ' ' '\n' <<<"$want --help" | sort -u | tr '\n' ' ' | sed 's/ $//')
 	# shellcheck disable=SC2086
 	check_eq "completion of subvol $c -- matches its --help" "$want" "$(complete_words subvol $c --)"

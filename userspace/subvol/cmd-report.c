@@ -409,7 +409,17 @@ fail:
 /* pool status and pool list: the same fields, "pool" being list's "name". */
 enum {
 	P_NAME, P_PATH, P_ID, P_CREATED, P_VOLUMES, P_SNAPSHOTS, P_ACTIVE,
-	P_VIRTUAL_SIZE, P_ALLOCATED, P_HOST_SIZE, P_HOST_FREE, P_NR
+	P_VIRTUAL_SIZE, P_ALLOCATED, P_HOST_SIZE, P_HOST_FREE, P_HOST_LV,
+	P_AE_THRESHOLD, P_AE_STEP, P_AE_MAX, P_AE_COMMAND, P_EXTENSIONS,
+	P_LAST_EXTENSION, P_LAST_EXTENSION_TIME, P_LAST_COMMAND, P_LAST_COMMAND_TIME,
+	P_LAST_ERROR, P_LAST_ERROR_TIME, P_NR
+};
+
+/* The text of a pool's fields: its policy and what the monitor did. */
+struct pool_texts {
+	char created[32], threshold[32], step[32], lv[2 * DM_NAME_LEN + 2];
+	char extension_time[32], command_time[32], error_time[32];
+	struct monitor_state state;
 };
 
 static const struct field pool_status_fields[P_NR] = {
@@ -424,6 +434,18 @@ static const struct field pool_status_fields[P_NR] = {
 	[P_ALLOCATED] = { "allocated", FIELD_SIZE },
 	[P_HOST_SIZE] = { "host_size", FIELD_SIZE },
 	[P_HOST_FREE] = { "host_free", FIELD_SIZE },
+	[P_HOST_LV] = { "host_lv", FIELD_STRING },
+	[P_AE_THRESHOLD] = { "autoextend_threshold", FIELD_STRING },
+	[P_AE_STEP] = { "autoextend_step", FIELD_STRING },
+	[P_AE_MAX] = { "autoextend_max", FIELD_SIZE },
+	[P_AE_COMMAND] = { "autoextend_command", FIELD_STRING },
+	[P_EXTENSIONS] = { "extensions", FIELD_NUMBER },
+	[P_LAST_EXTENSION] = { "last_extension", FIELD_STRING },
+	[P_LAST_EXTENSION_TIME] = { "last_extension_time", FIELD_STRING },
+	[P_LAST_COMMAND] = { "last_command", FIELD_STRING },
+	[P_LAST_COMMAND_TIME] = { "last_command_time", FIELD_STRING },
+	[P_LAST_ERROR] = { "last_error", FIELD_STRING },
+	[P_LAST_ERROR_TIME] = { "last_error_time", FIELD_STRING },
 };
 
 static const struct field pool_list_columns[P_NR] = {
@@ -438,15 +460,29 @@ static const struct field pool_list_columns[P_NR] = {
 	[P_ALLOCATED] = { "allocated", FIELD_SIZE, .hidden = true },
 	[P_HOST_SIZE] = { "host_size", FIELD_SIZE, .hidden = true },
 	[P_HOST_FREE] = { "host_free", FIELD_SIZE },
+	[P_HOST_LV] = { "host_lv", FIELD_STRING, .hidden = true },
+	[P_AE_THRESHOLD] = { "autoextend_threshold", FIELD_STRING, .hidden = true },
+	[P_AE_STEP] = { "autoextend_step", FIELD_STRING, .hidden = true },
+	[P_AE_MAX] = { "autoextend_max", FIELD_SIZE, .hidden = true },
+	[P_AE_COMMAND] = { "autoextend_command", FIELD_STRING, .hidden = true },
+	[P_EXTENSIONS] = { "extensions", FIELD_NUMBER, .hidden = true },
+	[P_LAST_EXTENSION] = { "last_extension", FIELD_STRING, .hidden = true },
+	[P_LAST_EXTENSION_TIME] = { "last_extension_time", FIELD_STRING, .hidden = true },
+	[P_LAST_COMMAND] = { "last_command", FIELD_STRING, .hidden = true },
+	[P_LAST_COMMAND_TIME] = { "last_command_time", FIELD_STRING, .hidden = true },
+	[P_LAST_ERROR] = { "last_error", FIELD_STRING, .hidden = true },
+	[P_LAST_ERROR_TIME] = { "last_error_time", FIELD_STRING, .hidden = true },
 };
 
 /*
  * A pool's fields into f (a copy of one of the tables above); -1 when an
  * image could not be read, so that the counts are short.
  */
-static int pool_fields(struct pool *pool, struct field *f, char *created,
-		       size_t len)
+static int pool_fields(struct pool *pool, struct field *f, struct pool_texts *t,
+		       bool bytes)
 {
+	const struct autoextend *a = &pool->meta.autoextend;
+	char vg[DM_NAME_LEN], lv[DM_NAME_LEN], err[256];
 	uint64_t virt = 0, alloc = 0, nvol = 0, nsnap = 0, nactive = 0;
 	struct statvfs sv;
 	struct volume vol;
@@ -479,7 +515,7 @@ static int pool_fields(struct pool *pool, struct field *f, char *created,
 	f[P_NAME].str = pool->meta.name;
 	f[P_PATH].str = pool->path;
 	f[P_ID].str = pool->meta.id;
-	f[P_CREATED].str = iso_time(created, len, pool->meta.created);
+	f[P_CREATED].str = iso_time(t->created, sizeof(t->created), pool->meta.created);
 	f[P_VOLUMES].num = nvol;
 	f[P_SNAPSHOTS].num = nsnap;
 	f[P_ACTIVE].num = nactive;
@@ -487,6 +523,33 @@ static int pool_fields(struct pool *pool, struct field *f, char *created,
 	f[P_ALLOCATED].num = alloc;
 	f[P_HOST_SIZE].num = (uint64_t)sv.f_blocks * sv.f_frsize;
 	f[P_HOST_FREE].num = (uint64_t)sv.f_bavail * sv.f_frsize;
+	if (host_lv(pool->dirfd, vg, sizeof(vg), lv, sizeof(lv))) {
+		snprintf(t->lv, sizeof(t->lv), "%s/%s", vg, lv);
+		f[P_HOST_LV].str = t->lv;
+	}
+	if (autoextend_on(a)) {
+		autoextend_threshold_str(t->threshold, sizeof(t->threshold), a, bytes);
+		f[P_AE_THRESHOLD].str = t->threshold;
+	}
+	autoextend_step_str(t->step, sizeof(t->step), a, bytes);
+	f[P_AE_STEP].str = t->step;
+	f[P_AE_MAX].num = a->max;
+	f[P_AE_MAX].null = !a->max;
+	f[P_AE_COMMAND].str = a->command[0] ? a->command : NULL;
+	if (monitor_state_read(pool->dirfd, &t->state, err, sizeof(err))) {
+		errmsg("pool %s: %s", pool->meta.name, err);
+		bad = true;
+	}
+	f[P_EXTENSIONS].num = t->state.extensions;
+	f[P_LAST_EXTENSION].str = t->state.last_extension[0] ? t->state.last_extension : NULL;
+	f[P_LAST_EXTENSION_TIME].str = iso_time(t->extension_time, sizeof(t->extension_time),
+						t->state.last_extension_time);
+	f[P_LAST_COMMAND].str = t->state.last_command[0] ? t->state.last_command : NULL;
+	f[P_LAST_COMMAND_TIME].str = iso_time(t->command_time, sizeof(t->command_time),
+					      t->state.last_command_time);
+	f[P_LAST_ERROR].str = t->state.last_error[0] ? t->state.last_error : NULL;
+	f[P_LAST_ERROR_TIME].str = iso_time(t->error_time, sizeof(t->error_time),
+					    t->state.last_error_time);
 	return bad ? -1 : 0;
 }
 
@@ -494,14 +557,14 @@ static int pool_status(const char *spec, const struct report_opts *o,
 		       const int *sel, int nsel)
 {
 	struct field f[P_NR];
+	struct pool_texts t;
 	struct pool pool;
-	char created[32];
 	int r;
 
 	if (pool_open(spec, &pool, false))
 		return EXIT_REFUSED;
 	memcpy(f, pool_status_fields, sizeof(f));
-	r = pool_fields(&pool, f, created, sizeof(created));
+	r = pool_fields(&pool, f, &t, o->bytes || o->json);
 	r = report_fields("pool", o, f, sel, nsel) || r ? EXIT_REFUSED : 0;
 	pool_close(&pool);
 	return r;
@@ -510,9 +573,10 @@ static int pool_status(const char *spec, const struct report_opts *o,
 static int pool_list(const struct report_opts *o, const int *sel, int nsel)
 {
 	struct field row[P_NR];
+	struct pool_texts t;
 	struct report *rep;
 	struct pool pool;
-	char **names, **p, created[32];
+	char **names, **p;
 	int r = 0;
 
 	rep = report_new("pools", o, pool_list_columns, sel, nsel);
@@ -525,7 +589,7 @@ static int pool_list(const struct report_opts *o, const int *sel, int nsel)
 			continue;
 		}
 		memcpy(row, pool_list_columns, sizeof(row));
-		if (pool_fields(&pool, row, created, sizeof(created)))
+		if (pool_fields(&pool, row, &t, o->bytes || o->json))
 			r = EXIT_REFUSED;
 		report_add(rep, row);
 		pool_close(&pool);
@@ -540,15 +604,18 @@ int cmd_pool(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "name", required_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
+		AUTOEXTEND_OPTIONS,
 		{ NULL, 0, NULL, 0 }
 	};
 	int sel[REPORT_MAX_COLUMNS], nsel, c, r;
 	const char *sub, *name = NULL;
+	struct autoextend_args args = { 0 };
+	struct autoextend policy = { 0 };
 	struct report_opts o;
 
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		if (argc < 2)
-			return usage_error("pool", "give a subcommand: create, import, status, list, export or remove");
+			return usage_error("pool", "give a subcommand: create, import, set, status, list, export or remove");
 		return command_help("pool");
 	}
 	sub = argv[1];
@@ -560,15 +627,23 @@ int cmd_pool(int argc, char **argv)
 				name = optarg;
 			else if (c == 'h')
 				return command_help("pool");
-			else
-				return usage_error("pool", NULL);
+			else if (sub[0] != 'c' || autoextend_option(c, optarg, &args))
+				return usage_error("pool", c >= OPT_AUTOEXTEND_THRESHOLD ?
+						   "the --autoextend options are for pool create and pool set" :
+						   NULL);
 		}
 		if (optind != argc - 1)
 			return usage_error("pool", "pool %s: give one DIRECTORY", sub);
-		if (sub[0] == 'c')
-			return pool_create(argv[optind], name) ? EXIT_REFUSED : 0;
+		if (sub[0] == 'c') {
+			r = autoextend_apply(name ? name : argv[optind], &args, &policy);
+			if (r)
+				return r;
+			return pool_create(argv[optind], name, &policy) ? EXIT_REFUSED : 0;
+		}
 		return pool_import(argv[optind], name) ? EXIT_REFUSED : 0;
 	}
+	if (!strcmp(sub, "set"))
+		return cmd_pool_set(argc, argv);
 	if (!strcmp(sub, "export") || !strcmp(sub, "remove"))
 		return cmd_pool_admin(sub, argc, argv);
 	if (!strcmp(sub, "status") || !strcmp(sub, "list")) {
@@ -586,7 +661,7 @@ int cmd_pool(int argc, char **argv)
 			return usage_error("pool", "pool status: give one POOL");
 		return pool_status(argv[optind], &o, sel, nsel);
 	}
-	return usage_error("pool", "unknown subcommand \"%s\" (create, import, status, list, export, remove)", sub);
+	return usage_error("pool", "unknown subcommand \"%s\" (create, import, set, status, list, export, remove)", sub);
 }
 
 /*

@@ -15,7 +15,8 @@
 #include <string.h>
 #include <unistd.h>
 
-static char last_error[512];
+/* Per thread: subvol monitor waits for events in threads of its own. */
+static __thread char last_error[512];
 
 static void dm_log(int level, const char *file, int line, int dm_errno,
 		   const char *fmt, ...)
@@ -259,4 +260,147 @@ int dm_device_status(const char *name, char *params, size_t len,
 int dm_device_table(const char *name, char *params, size_t len)
 {
 	return target_params(DM_DEVICE_TABLE, name, params, len, NULL);
+}
+
+/*
+ * The device-mapper devices whose table is one subvol target: name,
+ * UUID, event number and the table's parameters, malloc'ed; -1 when the
+ * list cannot be read.  Devices that go away meanwhile are left out.
+ */
+int dm_subvol_devices(struct dm_subvol_device **out, size_t *nr)
+{
+	struct dm_task *dmt = task(DM_DEVICE_LIST, NULL), *t;
+	struct dm_subvol_device *devs = NULL, *grown, *d;
+	struct dm_names *names;
+	uint64_t start, length;
+	char *ttype, *params;
+	struct dm_info info;
+	const char *uuid;
+	size_t n = 0, cap = 0;
+	unsigned int next = 0;
+
+	*out = NULL;
+	*nr = 0;
+	if (!dmt)
+		return -1;
+	last_error[0] = '\0';
+	if (!dm_task_run(dmt)) {
+		errno = dm_task_get_errno(dmt) ?: EIO;
+		dm_task_destroy(dmt);
+		return -1;
+	}
+	names = dm_task_get_names(dmt);
+	if (!names || !names->dev) {
+		dm_task_destroy(dmt);
+		return 0;
+	}
+	do {
+		names = (struct dm_names *)((char *)names + next);
+		next = names->next;
+		t = task(DM_DEVICE_TABLE, names->name);
+		if (!t)
+			continue;
+		ttype = params = NULL;
+		if (!dm_task_run(t) || !dm_task_get_info(t, &info) || !info.exists) {
+			dm_task_destroy(t);
+			continue;
+		}
+		/* One target, of type subvol: the tool's and dmsetup's alike. */
+		if (dm_get_next_target(t, NULL, &start, &length, &ttype, &params) ||
+		    !ttype || strcmp(ttype, "subvol")) {
+			dm_task_destroy(t);
+			continue;
+		}
+		if (n == cap) {
+			cap = cap ? 2 * cap : 16;
+			grown = realloc(devs, cap * sizeof(*devs));
+			if (!grown) {
+				dm_task_destroy(t);
+				break;
+			}
+			devs = grown;
+		}
+		d = &devs[n++];
+		memset(d, 0, sizeof(*d));
+		snprintf(d->name, sizeof(d->name), "%s", names->name);
+		uuid = dm_task_get_uuid(t);
+		snprintf(d->uuid, sizeof(d->uuid), "%s", uuid ? uuid : "");
+		snprintf(d->params, sizeof(d->params), "%s", params ? params : "");
+		d->event_nr = info.event_nr;
+		d->major = info.major;
+		d->minor = info.minor;
+		dm_task_destroy(t);
+	} while (next);
+	dm_task_destroy(dmt);
+	*out = devs;
+	*nr = n;
+	return 0;
+}
+
+/*
+ * Wait until the device's event counter is past event_nr (DM_DEV_WAIT):
+ * an event (such as the target's low_water), a table swap, or the
+ * device's removal.  0, or -1 when the device is gone or the wait failed.
+ */
+int dm_wait_event(const struct dm_subvol_device *dev, uint32_t event_nr)
+{
+	struct dm_task *dmt = task(DM_DEVICE_WAITEVENT, NULL);
+
+	if (!dmt)
+		return -1;
+	if (!dm_task_set_major_minor(dmt, dev->major, dev->minor, 0) ||
+	    !dm_task_set_event_nr(dmt, event_nr)) {
+		dm_task_destroy(dmt);
+		errno = EINVAL;
+		return -1;
+	}
+	return run(dmt);
+}
+
+/* The event number of a device now; -1 when it is gone. */
+int dm_event_nr(const struct dm_subvol_device *dev, uint32_t *event_nr)
+{
+	struct dm_task *dmt = task(DM_DEVICE_INFO, NULL);
+	struct dm_info info;
+	const char *uuid;
+	int r = -1;
+
+	if (!dmt)
+		return -1;
+	if (!dm_task_set_major_minor(dmt, dev->major, dev->minor, 0))
+		goto out;
+	if (!dm_task_run(dmt) || !dm_task_get_info(dmt, &info) || !info.exists)
+		goto out;
+	/* The same number may be another device by now. */
+	uuid = dm_task_get_uuid(dmt);
+	if (strcmp(uuid ? uuid : "", dev->uuid) || strcmp(dm_task_get_name(dmt), dev->name))
+		goto out;
+	*event_nr = info.event_nr;
+	r = 0;
+out:
+	dm_task_destroy(dmt);
+	return r;
+}
+
+/* The name and UUID of the device-mapper device major:minor; -1 if none. */
+int dm_device_by_number(unsigned int major, unsigned int minor, char *name,
+			size_t namelen, char *uuid, size_t uuidlen)
+{
+	struct dm_task *dmt = task(DM_DEVICE_INFO, NULL);
+	struct dm_info info;
+	const char *n, *u;
+	int r = -1;
+
+	if (!dmt)
+		return -1;
+	if (dm_task_set_major_minor(dmt, major, minor, 0) && dm_task_run(dmt) &&
+	    dm_task_get_info(dmt, &info) && info.exists) {
+		n = dm_task_get_name(dmt);
+		u = dm_task_get_uuid(dmt);
+		snprintf(name, namelen, "%s", n ? n : "");
+		snprintf(uuid, uuidlen, "%s", u ? u : "");
+		r = 0;
+	}
+	dm_task_destroy(dmt);
+	return r;
 }

@@ -25,8 +25,9 @@ struct command {
 
 static const struct command commands[] = {
 	{ "pool", cmd_pool, false, false,
-	  "pool create [--name NAME] DIRECTORY\n"
+	  "pool create [--name NAME] [AUTOEXTEND...] DIRECTORY\n"
 	  "pool import [--name NAME] DIRECTORY\n"
+	  "pool set AUTOEXTEND... POOL\n"
 	  "pool status [options] POOL\n"
 	  "pool list [options]\n"
 	  "pool export POOL\n"
@@ -37,12 +38,27 @@ static const struct command commands[] = {
 	  "  import   register an existing pool directory, e.g. after a move or\n"
 	  "           export; --name renames it (a copy of a registered pool\n"
 	  "           also gets a new id)\n"
-	  "  status   the pool's volumes, sizes and host space\n"
+	  "  set      change the pool's autoextend policy\n"
+	  "  status   the pool's volumes, sizes, host space, policy, and what\n"
+	  "           subvol monitor did last\n"
 	  "  list     the registered pools\n"
 	  "  export   unregister the name; the directory and images stay\n"
 	  "  remove   delete the pool's images, its attribute and its name; the\n"
 	  "           directory stays.  With volumes, needs --yes or a terminal's\n"
 	  "           confirmation.  Both refused while a volume is active.\n"
+	  "\n"
+	  "AUTOEXTEND options of create and set (subvol monitor acts on them):\n"
+	  "      --autoextend-threshold PERCENT|SIZE\n"
+	  "                         act when the host filesystem is more than\n"
+	  "                         PERCENT used (1-99; 100 or off: never), or\n"
+	  "                         has less than SIZE (with a unit) free\n"
+	  "      --autoextend-step PERCENT%|SIZE\n"
+	  "                         grow its LVM LV (lvextend -r) by PERCENT% of\n"
+	  "                         the LV or by SIZE (default 20%; 0: do not)\n"
+	  "      --autoextend-max SIZE  not beyond SIZE (none: the VG's free space)\n"
+	  "      --autoextend-command CMD\n"
+	  "                         run CMD (sh -c) too, or instead where there\n"
+	  "                         is no LV; \"\" for none\n"
 	  "\n"
 	  "Options of status and list:\n"
 	  "  -o, --output COLUMNS   the columns, comma-separated; +COLUMNS adds to\n"
@@ -53,9 +69,32 @@ static const struct command commands[] = {
 	  "  -b, --bytes            sizes in bytes\n"
 	  "\n"
 	  "  status fields: pool,path,id,created,volumes,snapshots,active,\n"
-	  "    virtual_size,allocated,host_size,host_free\n"
+	  "    virtual_size,allocated,host_size,host_free,host_lv,\n"
+	  "    autoextend_threshold,autoextend_step,autoextend_max,\n"
+	  "    autoextend_command,extensions,last_extension,last_extension_time,\n"
+	  "    last_command,last_command_time,last_error,last_error_time\n"
 	  "  list columns: name,path,volumes,snapshots,host_free; also id,created,\n"
-	  "    active,virtual_size,allocated,host_size\n" },
+	  "    active,virtual_size,allocated,host_size,host_lv,autoextend_threshold,\n"
+	  "    autoextend_step,autoextend_max,autoextend_command,extensions,\n"
+	  "    last_extension,last_extension_time,last_command,last_command_time,\n"
+	  "    last_error,last_error_time\n" },
+	{ "monitor", cmd_monitor, false, true,
+	  "monitor [--interval SECS] [--once | --daemon [--pidfile FILE]]\n"
+	  "\n"
+	  "  Follow every active subvol device and every pool, and act on a\n"
+	  "  pool's autoextend policy when its host filesystem is past the\n"
+	  "  threshold: grow the LVM logical volume under it (lvextend -r), run\n"
+	  "  its command.  Checks at each device-mapper event of a device (its\n"
+	  "  low-water mark: give the volumes one), every second for a minute\n"
+	  "  after one, and every SECS seconds.\n"
+	  "  Logs every action and failure to syslog, and to stderr unless that\n"
+	  "  is the journal; runs in the foreground (subvol-monitor.service).\n"
+	  "\n"
+	  "  -i, --interval SECS  the periodic check (1-3600, default 10)\n"
+	  "      --once           check every pool once and exit: 1 if anything\n"
+	  "                       failed\n"
+	  "      --daemon         detach, and log to syslog only\n"
+	  "      --pidfile FILE   with --daemon: write its pid to FILE\n" },
 	{ "create", cmd_create, false, true,
 	  "create --size SIZE [options] POOL/VOLUME\n"
 	  "\n"
@@ -236,7 +275,7 @@ static void usage(FILE *out)
 		nl = strchr(commands[i].help, '\n');
 		fprintf(out, "  %.*s\n", (int)(nl - commands[i].help), commands[i].help);
 		if (!strcmp(commands[i].name, "pool"))
-			fprintf(out, "  pool import|status|list|export|remove ...\n");
+			fprintf(out, "  pool import|set|status|list|export|remove ...\n");
 	}
 	fprintf(out, "\nOptions:\n"
 		"  -v, --verbose   say what is done (tables, libdevmapper, child programs);\n"

@@ -103,13 +103,63 @@ static int parse_lines(char *buf, const char *what,
 	return 0;
 }
 
+/* "80%" (1-max) into *pct, or a number of bytes into *bytes. */
+static bool parse_percent_or_bytes(const char *val, unsigned int max, unsigned int *pct,
+				   uint64_t *bytes)
+{
+	size_t n = strlen(val);
+	char num[24];
+	uint64_t v;
+
+	*pct = 0;
+	*bytes = 0;
+	if (n && val[n - 1] == '%') {
+		if (n - 1 >= sizeof(num))
+			return false;
+		memcpy(num, val, n - 1);
+		num[n - 1] = '\0';
+		if (!parse_u64_str(num, &v) || !v || v > max)
+			return false;
+		*pct = v;
+		return true;
+	}
+	return parse_u64_str(val, bytes);
+}
+
+static int autoextend_key(const char *key, const char *val, struct autoextend *a,
+			  char *err, size_t errlen)
+{
+	if (!strcmp(key, "autoextend_threshold")) {
+		if (!parse_percent_or_bytes(val, 99, &a->threshold_percent, &a->threshold_free))
+			return fail(err, errlen, "autoextend_threshold \"%.20s\" is not a percent (1-99%%) or bytes",
+				    val);
+	} else if (!strcmp(key, "autoextend_step")) {
+		if (!parse_percent_or_bytes(val, AUTOEXTEND_STEP_PERCENT_MAX, &a->step_percent,
+					    &a->step_bytes))
+			return fail(err, errlen, "autoextend_step \"%.20s\" is not a percent or bytes",
+				    val);
+		a->step_set = true;
+	} else if (!strcmp(key, "autoextend_max")) {
+		if (!parse_u64_str(val, &a->max))
+			return fail(err, errlen, "autoextend_max \"%.20s\" is not a number", val);
+	} else if (!strcmp(key, "autoextend_command")) {
+		if (strlen(val) > AUTOEXTEND_COMMAND_MAX)
+			return fail(err, errlen, "autoextend_command is longer than %d bytes",
+				    AUTOEXTEND_COMMAND_MAX);
+		strcpy(a->command, val);
+	}
+	return 0;
+}
+
 static int pool_key(const char *key, const char *val, void *p, char *err,
 		    size_t errlen)
 {
 	struct pool_meta *m = p;
 	uint64_t v;
 
-	if (!strcmp(key, "name")) {
+	if (!strncmp(key, "autoextend_", 11)) {
+		return autoextend_key(key, val, &m->autoextend, err, errlen);
+	} else if (!strcmp(key, "name")) {
 		if (!valid_name(val))
 			return fail(err, errlen, "pool name \"%.70s\" is not valid", val);
 		strcpy(m->name, val);
@@ -139,14 +189,105 @@ int pool_meta_read(int fd, struct pool_meta *m, char *err, size_t errlen)
 	return 0;
 }
 
+/* "N%" or the bytes, as the keys hold them. */
+static void percent_or_bytes(char *buf, size_t len, unsigned int pct, uint64_t bytes)
+{
+	if (pct)
+		snprintf(buf, len, "%u%%", pct);
+	else
+		snprintf(buf, len, "%" PRIu64, bytes);
+}
+
 int pool_meta_write(int fd, const struct pool_meta *m)
+{
+	const struct autoextend *a = &m->autoextend;
+	char buf[META_MAX], v[32];
+	size_t n;
+
+	n = snprintf(buf, sizeof(buf), "format=%d\nname=%s\nid=%s\ncreated=%" PRId64 "\n",
+		     META_FORMAT, m->name, m->id, m->created);
+	/* Only what was set: a pool without a policy keeps its old attribute. */
+	if (autoextend_on(a)) {
+		percent_or_bytes(v, sizeof(v), a->threshold_percent, a->threshold_free);
+		n += snprintf(buf + n, sizeof(buf) - n, "autoextend_threshold=%s\n", v);
+	}
+	if (a->step_set) {
+		percent_or_bytes(v, sizeof(v), a->step_percent, a->step_bytes);
+		n += snprintf(buf + n, sizeof(buf) - n, "autoextend_step=%s\n", v);
+	}
+	if (a->max)
+		n += snprintf(buf + n, sizeof(buf) - n, "autoextend_max=%" PRIu64 "\n", a->max);
+	if (a->command[0])
+		n += snprintf(buf + n, sizeof(buf) - n, "autoextend_command=%s\n", a->command);
+	if (n >= sizeof(buf)) {
+		errno = E2BIG;
+		return -1;
+	}
+	return fsetxattr(fd, SUBVOL_POOL_XATTR, buf, n, 0);
+}
+
+static int monitor_key(const char *key, const char *val, void *p, char *err,
+		       size_t errlen)
+{
+	struct monitor_state *s = p;
+	int64_t *time = NULL;
+	char *text = NULL;
+	uint64_t v;
+
+	if (!strcmp(key, "extensions")) {
+		if (!parse_u64_str(val, &s->extensions))
+			return fail(err, errlen, "extensions \"%.20s\" is not a number", val);
+		return 0;
+	}
+	if (!strcmp(key, "last_extension_time"))
+		time = &s->last_extension_time;
+	else if (!strcmp(key, "last_command_time"))
+		time = &s->last_command_time;
+	else if (!strcmp(key, "last_error_time"))
+		time = &s->last_error_time;
+	else if (!strcmp(key, "last_extension"))
+		text = s->last_extension;
+	else if (!strcmp(key, "last_command"))
+		text = s->last_command;
+	else if (!strcmp(key, "last_error"))
+		text = s->last_error;
+	if (time) {
+		if (!parse_u64_str(val, &v))
+			return fail(err, errlen, "%s \"%.20s\" is not a number", key, val);
+		*time = v;
+	} else if (text) {
+		snprintf(text, MONITOR_TEXT_MAX + 1, "%s", val);
+	}
+	return 0;
+}
+
+int monitor_state_read(int fd, struct monitor_state *s, char *err, size_t errlen)
+{
+	char buf[META_MAX];
+	ssize_t r;
+
+	memset(s, 0, sizeof(*s));
+	r = fgetxattr(fd, SUBVOL_MONITOR_XATTR, buf, sizeof(buf) - 1);
+	if (r < 0 && errno == ENODATA)
+		return 0;
+	if (read_xattr(fd, SUBVOL_MONITOR_XATTR, buf, sizeof(buf), err, errlen))
+		return -1;
+	return parse_lines(buf, SUBVOL_MONITOR_XATTR, monitor_key, s, err, errlen);
+}
+
+int monitor_state_write(int fd, const struct monitor_state *s)
 {
 	char buf[META_MAX];
 	int n;
 
-	n = snprintf(buf, sizeof(buf), "format=%d\nname=%s\nid=%s\ncreated=%" PRId64 "\n",
-		     META_FORMAT, m->name, m->id, m->created);
-	return fsetxattr(fd, SUBVOL_POOL_XATTR, buf, n, 0);
+	n = snprintf(buf, sizeof(buf),
+		     "format=%d\nextensions=%" PRIu64 "\n"
+		     "last_extension_time=%" PRId64 "\nlast_extension=%s\n"
+		     "last_command_time=%" PRId64 "\nlast_command=%s\n"
+		     "last_error_time=%" PRId64 "\nlast_error=%s\n",
+		     META_FORMAT, s->extensions, s->last_extension_time, s->last_extension,
+		     s->last_command_time, s->last_command, s->last_error_time, s->last_error);
+	return fsetxattr(fd, SUBVOL_MONITOR_XATTR, buf, n, 0);
 }
 
 const char *volume_kind_name(enum volume_kind kind)

@@ -5,6 +5,7 @@
  * (flock on the directory, taken by every command that changes it).
  */
 #include "subvol.h"
+#include "cmd.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -178,7 +179,7 @@ static int registry_add(const char *name, const char *path)
 	return -1;
 }
 
-int pool_create(const char *path, const char *name)
+int pool_create(const char *path, const char *name, const struct autoextend *policy)
 {
 	char real[PATH_MAX], link[PATH_MAX];
 	struct pool_meta m = { 0 };
@@ -224,10 +225,11 @@ int pool_create(const char *path, const char *name)
 		errmsg("pool %s: the name is already registered (%s)", name, link);
 		goto out;
 	}
-	if (check_host(real, fd))
+	if (check_host(real, fd) || autoextend_check_host(name, fd, policy))
 		goto out;
 
 	memset(&m, 0, sizeof(m));
+	m.autoextend = *policy;
 	strcpy(m.name, name);
 	new_id(m.id);
 	m.created = time(NULL);
@@ -246,6 +248,12 @@ int pool_create(const char *path, const char *name)
 		goto out;
 	}
 	printf("Pool %s created at %s\n", name, real);
+	if (autoextend_on(policy) || policy->command[0]) {
+		char desc[AUTOEXTEND_COMMAND_MAX + 256];
+
+		autoextend_describe(desc, sizeof(desc), policy);
+		printf("Pool %s: %s\n", name, desc);
+	}
 	r = 0;
 out:
 	if (fd >= 0)
@@ -595,6 +603,34 @@ static bool keep_pool(const char *name, char *out)
 		return false;
 	strcpy(out, name);
 	return true;
+}
+
+int pool_registry_lock(void)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	registry_path(path, sizeof(path), NULL);
+	if ((mkdir(config_dir(), 0755) && errno != EEXIST) ||
+	    (mkdir(path, 0755) && errno != EEXIST)) {
+		errmsg("monitor: cannot make %s: %s", path, strerror(errno));
+		return -1;
+	}
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		errmsg("monitor: cannot open %s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		if (errno == EWOULDBLOCK)
+			errmsg("monitor: another subvol monitor is running for the pools registered in %s",
+			       path);
+		else
+			errmsg("monitor: cannot lock %s: %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
 }
 
 char **pool_registered(void)

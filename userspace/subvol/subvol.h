@@ -31,6 +31,7 @@
 
 #define SUBVOL_POOL_XATTR	"user.subvol.pool"
 #define SUBVOL_VOLUME_XATTR	"user.subvol.volume"
+#define SUBVOL_MONITOR_XATTR	"user.subvol.monitor"
 /* The target's sharing record (drivers/md/dm-subvol-record.c). */
 #define SUBVOL_RECORD_XATTR	"trusted.dm-subvol.shared"
 #define SUBVOL_IMAGE_SUFFIX	".img"
@@ -47,6 +48,8 @@ extern const char *progname;
 extern bool verbose;
 extern int verbosity;	/* -v once: what is done; twice: libdevmapper's debug too */
 void errmsg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Set (by subvol monitor): errmsg's lines go there, not to stderr. */
+extern void (*errmsg_sink)(const char *msg);
 void trace(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 #define SIZE_INVALID	(-1)
 #define SIZE_TOO_LARGE	(-2)
@@ -61,10 +64,53 @@ int program_capture(const char *const argv[], bool errors, char *out, size_t len
 double now_seconds(void);
 
 /* meta.c: the metadata kept in xattrs, as "key=value" lines. */
+#define AUTOEXTEND_COMMAND_MAX	1024
+
+/*
+ * A pool's autoextend policy (subvol pool create/set, acted on by subvol
+ * monitor): when its host filesystem is more than threshold_percent used,
+ * or has less than threshold_free bytes free, grow it by step_percent of
+ * the LV's size or step_bytes (both 0: do not grow it), up to max bytes
+ * (0: as far as the VG allows), and run command.  Neither threshold: off.
+ */
+struct autoextend {
+	unsigned int threshold_percent;		/* 1-99; 0 when a size or off */
+	uint64_t threshold_free;		/* bytes; 0 when a percent or off */
+	bool step_set;				/* else AUTOEXTEND_STEP_DEFAULT % */
+	unsigned int step_percent;		/* of the LV's size */
+	uint64_t step_bytes;
+	uint64_t max;				/* bytes; 0: no maximum */
+	char command[AUTOEXTEND_COMMAND_MAX + 1];	/* "" for none */
+};
+
+#define AUTOEXTEND_STEP_DEFAULT	20	/* percent, as thin_pool_autoextend_percent */
+#define AUTOEXTEND_STEP_PERCENT_MAX	1000
+
 struct pool_meta {
 	char name[SUBVOL_NAME_MAX + 1];
 	char id[SUBVOL_ID_LEN + 1];
 	int64_t created;
+	struct autoextend autoextend;
+};
+
+static inline bool autoextend_on(const struct autoextend *a)
+{
+	return a->threshold_percent || a->threshold_free;
+}
+
+/*
+ * What subvol monitor did for a pool, in the xattr SUBVOL_MONITOR_XATTR
+ * of its directory (written by the monitor alone).
+ */
+#define MONITOR_TEXT_MAX	400
+struct monitor_state {
+	uint64_t extensions;
+	int64_t last_extension_time;
+	char last_extension[MONITOR_TEXT_MAX + 1];
+	int64_t last_command_time;
+	char last_command[MONITOR_TEXT_MAX + 1];
+	int64_t last_error_time;
+	char last_error[MONITOR_TEXT_MAX + 1];
 };
 
 enum volume_kind { VOLUME_KIND_VOLUME, VOLUME_KIND_SNAPSHOT };
@@ -82,12 +128,18 @@ struct volume_meta {
 
 int pool_meta_read(int fd, struct pool_meta *m, char *err, size_t errlen);
 int pool_meta_write(int fd, const struct pool_meta *m);
+/* A pool without the attribute has an empty state (0). */
+int monitor_state_read(int fd, struct monitor_state *s, char *err, size_t errlen);
+int monitor_state_write(int fd, const struct monitor_state *s);
 int volume_meta_read(int fd, struct volume_meta *m, char *err, size_t errlen);
 int volume_meta_write(int fd, const struct volume_meta *m);
 /* The same "key=value" text, for a stream header; parse modifies buf. */
 int volume_meta_format(char *buf, size_t len, const struct volume_meta *m);
 int volume_meta_parse(char *buf, struct volume_meta *m, char *err, size_t errlen);
 const char *volume_kind_name(enum volume_kind kind);
+
+/* autoextend.c: the LVM logical volume "VG", "LV" under the pool's host. */
+bool host_lv(int dirfd, char *vg, size_t vglen, char *lv, size_t lvlen);
 
 /* pool.c */
 struct pool {
@@ -97,7 +149,8 @@ struct pool {
 	bool locked;
 };
 
-int pool_create(const char *path, const char *name);
+/* policy: the autoextend policy to start with (zeroed: off). */
+int pool_create(const char *path, const char *name, const struct autoextend *policy);
 /* Under its own name, or new_name (written to its metadata); NULL keeps it. */
 int pool_import(const char *path, const char *new_name);
 int pool_unregister(const struct pool *pool);
@@ -107,6 +160,11 @@ void pool_close(struct pool *pool);
 uint32_t pool_block_size(const struct pool *pool);
 /* The largest volume: whole blocks, within the host's file size and loff_t. */
 uint64_t pool_max_size(const struct pool *pool);
+/*
+ * The registry's directory, locked for one subvol monitor: its fd, or -1
+ * (said why: another monitor holds it, or it cannot be made).
+ */
+int pool_registry_lock(void);
 /* Names of the registered pools, sorted; NULL-terminated, malloc'ed. */
 char **pool_registered(void);
 void free_names(char **names);
@@ -181,6 +239,21 @@ int dm_device_message(const char *name, const char *msg);
 int dm_device_status(const char *name, char *params, size_t len,
 		     uint64_t *sectors);
 int dm_device_table(const char *name, char *params, size_t len);
+
+/* For subvol monitor: the subvol devices, and their events. */
+struct dm_subvol_device {
+	char name[DM_NAME_LEN];
+	char uuid[DM_UUID_LEN];
+	char params[4200];
+	uint32_t event_nr;
+	unsigned int major, minor;
+};
+
+int dm_subvol_devices(struct dm_subvol_device **devs, size_t *nr);
+int dm_wait_event(const struct dm_subvol_device *dev, uint32_t event_nr);
+int dm_event_nr(const struct dm_subvol_device *dev, uint32_t *event_nr);
+int dm_device_by_number(unsigned int major, unsigned int minor, char *name,
+			size_t namelen, char *uuid, size_t uuidlen);
 
 /* activation.c */
 int volume_activate(struct volume *vol, char *dev, size_t devlen);

@@ -22,11 +22,22 @@ const char *progname = "subvol";
 bool verbose;
 int verbosity;
 
-/* One line on stderr: "subvol: <what>: <why>". */
+void (*errmsg_sink)(const char *msg);
+
+/* One line on stderr: "subvol: <what>: <why>"; or to errmsg_sink. */
 void errmsg(const char *fmt, ...)
 {
 	va_list ap;
 
+	if (errmsg_sink) {
+		char msg[1024];
+
+		va_start(ap, fmt);
+		vsnprintf(msg, sizeof(msg), fmt, ap);
+		va_end(ap);
+		errmsg_sink(msg);
+		return;
+	}
 	fprintf(stderr, "%s: ", progname);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);

@@ -1,0 +1,102 @@
+# subvol monitor with real LVM: the host XFS on a 600 MiB LV, a pool that
+# autoextends it (past 300 MiB free, by 256 MiB), a 2 GiB volume with
+# no_space:queue and the patched guest XFS, which writes 1.5 GiB.  With
+# the monitor running: no ENOSPC and no I/O error, the LV extended by
+# lvextend --resizefs as many times as needed (and the host XFS with it),
+# every byte reads back (a crc32c in every MiB), pool status has what the
+# monitor did.  Without the monitor, on another 600 MiB LV: ENOSPC, and
+# every acknowledged byte reads back.
+#
+# The guest writes at 32 MiB/s: the space-aware XFS reserves before it
+# writes, and no_space:queue holds only writes that no promise covers, so
+# a guest that fills the host's free space faster than lvextend grows it
+# (3-5 s under TCG) gets ENOSPC, monitor or not (scripts/monitor-lvm
+# --rate 0 --no-verify shows it).
+. /src/tests/lib/vmtest.sh
+. /src/tests/lib/subvol.sh
+. /src/tests/lib/lvmhost.sh
+
+export SUBVOL_CONFIG_DIR=/tmp/subvol-etc
+VG=vmon H1=/mnt/host1 H2=/mnt/host2 G=/mnt/guest
+MIB=1536 RATE=32m
+mkdir -p $G
+
+check "pvcreate and vgcreate $VG on the scratch disk" lvm_vg $VG || { finish; exit; }
+check "a 600 MiB LV with the host XFS" lvm_host_xfs $VG host1 600 $H1 || { finish; exit; }
+check_eq "the LV is 600 MiB" $((600 << 20)) "$(lv_bytes $VG/host1)"
+check "pool create with an autoextend policy" subvol pool create --name vms \
+	--autoextend-threshold 300M --autoextend-step 256M --autoextend-max 3G $H1/vms || { finish; exit; }
+check_eq "pool status: the policy and the LV" "300M 256M 3G $VG/host1 0" \
+	"$(subvol pool status --noheadings -o autoextend_threshold,autoextend_step,autoextend_max,host_lv,extensions vms | xargs)"
+# The low-water event comes a little before the threshold: the space left
+# it counts is the host's free space and the pool's unpromised claim.
+check "a 2 GiB volume, no_space:queue, low-water 350M, with an XFS" \
+	subvol create --size 2G --no-space queue --low-water 350M --mkfs vms/vol || { finish; exit; }
+DEV=/dev/mapper/subvol-vms-vol
+kmsg_mark
+check "mount the patched guest XFS" mount $DEV $G || { finish; exit; }
+check_eq "the guest attached to the space API" attached "$(status_field subvol-vms-vol $F_CLIENT)"
+echo "# host free before: $(($(free_bytes $H1) >> 20)) MiB of $(($(fs_bytes $H1) >> 20)) MiB"
+
+# --- with the monitor
+monitor_start /tmp/monitor.log
+check "the monitor started and follows the device's events" \
+	grep -q 'started: checking the pools every 10 s and at their devices. events' /tmp/monitor.log
+check_fails "a second monitor is refused" subvol monitor --once
+start=$EPOCHREALTIME
+fio_fill $G/data $MIB $RATE /tmp/fio1
+st=$?
+secs=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
+echo "# fio: $MIB MiB in $secs s, longest write $(($(fio_field /tmp/fio1 80) / 1000)) ms; $(cat /tmp/fio1.err)"
+check_eq "the guest wrote $MIB MiB without an error (fio exit 0, error 0)" "0 0" "$st $(fio_field /tmp/fio1 5)"
+check_eq "fio wrote $MIB MiB" $((MIB * 1024)) "$(fio_field /tmp/fio1 47)"
+check_eq "no ENOSPC" "" "$(grep -i 'no space' /tmp/fio1.err)"
+check_eq "the file is $MIB MiB" $((MIB << 20)) "$(stat -c %s $G/data)"
+check "the monitor still runs" kill -0 "$MONITOR_PID"
+monitor_stop
+check_eq "the monitor stops at SIGTERM, exit 0" 0 $?
+sed 's/^/# monitor: /' /tmp/monitor.log
+check "it logged that it stopped" grep -q 'stopped by signal 15' /tmp/monitor.log
+
+n=$(grep -c 'pool vms: extended: lvextend --resizefs -L +256M vmon/host1' /tmp/monitor.log)
+check "the LV was extended (at least twice: 1.5 GiB does not fit in 600M + 256M)" test "$n" -ge 2
+check_eq "the LV grew by 256 MiB each time" $(((600 + 256 * n) << 20)) "$(lv_bytes $VG/host1)"
+check "the host XFS grew with it (the LV less at most its 64 MiB log)" \
+	test "$(fs_bytes $H1)" -ge $(((600 + 256 * n - 64) << 20))
+check_eq "pool status counts the extensions" "$n" "$(subvol pool status --noheadings -o extensions vms | xargs)"
+check "pool status has the last extension, with its time" \
+	sh -c "subvol pool status -o last_extension,last_extension_time vms | grep -q 'vmon/host1: host filesystem .* -> '"
+check_eq "no failure logged or kept" "0 -" \
+	"$(grep -cE 'failed|cannot|nothing to do|no free space|maximum' /tmp/monitor.log) $(subvol pool status --noheadings -o last_error vms | xargs)"
+check "a device event found a crossing" grep -q 'past the threshold 300M (at a device event\|past the threshold 300M (in the minute after a device event' /tmp/monitor.log
+check_eq "no I/O error, writeback error or shutdown in the kernel log" "" "$(kernel_errors)"
+check_eq "no write reached the host without a promise" 0 "$(status_field subvol-vms-vol $F_UNCOVERED)"
+no_accounting_errors subvol-vms-vol
+check "umount" umount $G
+check "xfs_repair -n of the guest is clean" xfs_repair -n $DEV
+check "mount it again" mount $DEV $G
+check "every MiB reads back with its crc32c (fio --verify_only)" fio_verify $G/data $MIB
+check "umount, deactivate" sh -c "umount $G && subvol deactivate vms/vol"
+check "the host XFS is clean too" sh -c "umount $H1 && xfs_repair -n /dev/$VG/host1"
+
+# --- without the monitor: ENOSPC, nothing lost
+check "another 600 MiB LV with a host XFS" lvm_host_xfs $VG host2 600 $H2 || { finish; exit; }
+check "the same pool policy, no monitor" subvol pool create --name idle \
+	--autoextend-threshold 300M --autoextend-step 256M $H2/idle
+check "the same volume" subvol create --size 2G --no-space queue --low-water 350M --mkfs idle/vol
+DEV2=/dev/mapper/subvol-idle-vol
+kmsg_mark
+check "mount it" mount $DEV2 $G || { finish; exit; }
+dd if=/dev/urandom of=/tmp/source bs=1M count=50 status=none
+fill $G /tmp/source
+echo "# written before ENOSPC: $(($(bytes_in $G) >> 20)) MiB; dd: $(cat /tmp/fill.err)"
+check "the guest's write(2) failed with ENOSPC" grep -q "No space left on device" /tmp/fill.err
+check "it wrote less than $MIB MiB" test "$(bytes_in $G)" -lt $((MIB << 20))
+check_eq "the LV is still 600 MiB" $((600 << 20)) "$(lv_bytes $VG/host2)"
+check_eq "pool status: no extension" "0 -" \
+	"$(subvol pool status --noheadings -o extensions,last_extension idle | xargs)"
+check_eq "no I/O error, writeback error or shutdown in the kernel log" "" "$(kernel_errors)"
+no_accounting_errors subvol-idle-vol
+guest_checks "without the monitor" $DEV2 $G /tmp/source
+umount $G
+finish
