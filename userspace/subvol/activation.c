@@ -207,8 +207,9 @@ int volume_deactivate(struct volume *vol, bool quiet_if_inactive)
 /*
  * After --host-lvm changed on an active volume: the link host LVM's filter
  * accepts, made by the tool without udev; with udev a change event makes
- * the rules run again (and, for a volume now host LVM's, LVM's pvscan
- * autoactivation), which is waited for.
+ * the rules run again, which is waited for.  That event is no activation
+ * to the device-mapper rules (DM_ACTIVATION=0): LVM autoactivates a VG
+ * on the volume at its next activation, not now.
  */
 void volume_host_lvm_changed(const struct volume *vol, const char *dm_name,
 			     const struct dm_info_lite *info)
