@@ -317,7 +317,7 @@ check_eq "command names: subvol re" "receive remove rename resize" "$(complete_w
 check_eq "subvol --verb" "--verbose" "$(complete_words subvol --verb)"
 check_eq "pool subcommands: subvol pool e" "export" "$(complete_words subvol pool e)"
 check_eq "an option of create: subvol create --si" "--size" "$(complete_words subvol create --si)"
-check_eq "options of set: subvol set --no-" "--no-ignore-discard --no-space --no-space-timeout" \
+check_eq "options of set: subvol set --no-" "--no-host-lvm --no-ignore-discard --no-space --no-space-timeout" \
 	"$(complete_words subvol set --no-)"
 check_eq "a value of --guarantee" "none" "$(complete_words subvol create --guarantee n)"
 check_eq "POOL/ names: subvol activate m" "main/" "$(complete_words subvol activate m)"

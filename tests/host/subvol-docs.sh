@@ -111,8 +111,8 @@ check "they skip events with DM_UDEV_DISABLE_SUBSYSTEM_RULES_FLAG" \
 	grep -qF 'ENV{DM_UDEV_DISABLE_SUBSYSTEM_RULES_FLAG}=="1", GOTO=' "$RULES"
 check "they ignore remove events" grep -qF 'ACTION!="add|change", GOTO=' "$RULES"
 # shellcheck disable=SC2016 # $env{...} is udev's, not the shell's
-check "they import SUBVOL_POOL and SUBVOL_VOLUME from subvol udev-name" \
-	grep -qF 'IMPORT{program}="@SBINDIR@/subvol udev-name $env{DM_NAME}"' "$RULES"
+check "they import SUBVOL_POOL, SUBVOL_VOLUME and SUBVOL_HOST_LVM from subvol udev-name" \
+	grep -qF 'IMPORT{program}="@SBINDIR@/subvol udev-name $env{DM_NAME} $env{DM_UUID}"' "$RULES"
 # shellcheck disable=SC2016
 check "they add the /dev/subvol/POOL/VOLUME symlink" \
 	grep -qF 'SYMLINK+="subvol/$env{SUBVOL_POOL}/$env{SUBVOL_VOLUME}"' "$RULES"

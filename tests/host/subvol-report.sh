@@ -169,7 +169,7 @@ check_eq "status main/q: the target's default timeout, 60" "full queue 60 - no -
 check_eq "status main/s1: the snapshot has its origin's options" "none queue 30 1M yes 64K" "$(opts "$(sv status main/s1)")"
 check_eq "status main/c1: and so has its clone" "none queue 30 1M yes 64K" "$(opts "$(sv status main/c1)")"
 check_eq "the options' fields come after Size, before Backed" \
-	"Size Guarantee No space No space timeout Low water mark Ignore discard Extent size Backed" \
+	"Size Guarantee No space No space timeout Low water mark Ignore discard Extent size Host lvm Backed" \
 	"$(sv status main/opts | sed -n '/^Size:/,/^Backed:/s/:.*//p' | xargs)"
 check_eq "they agree with the metadata (low_water in sectors)" \
 	"none queue 30 $(($(meta low_water "$M/opts.img") * 512)) 1 $(meta extent_size "$M/opts.img")" \

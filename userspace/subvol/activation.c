@@ -3,7 +3,9 @@
  * Activating and deactivating a volume's device.  A volume is active when
  * a device with its UUID exists; the UUID, not the name, identifies it.
  * Links /dev/subvol/<pool>/<volume> come from udev (56-dm-subvol.rules);
- * without udev the tool makes them, as LVM does for /dev/<vg>/<lv>.
+ * without udev the tool makes them, as LVM does for /dev/<vg>/<lv>, and
+ * so the link /dev/disk/by-id/host-lvm-<DM name> of a volume set
+ * --host-lvm, which the lvm.conf filter of "subvol lvm-filter" accepts.
  */
 #include "subvol.h"
 
@@ -62,6 +64,33 @@ static const char *dev_dir(void)
 	return d && *d ? d : "/dev";
 }
 
+/*
+ * /dev/disk/by-id/host-lvm-<DM name> of a volume host LVM may use, when
+ * udev does not make it; removed for any other.
+ */
+static void update_host_lvm_link(const struct volume *vol, const char *dm_name, bool add)
+{
+	char link[PATH_MAX], target[DM_NAME_LEN + 32];
+
+	snprintf(link, sizeof(link), "%s/disk/by-id/host-lvm-%s", dev_dir(), dm_name);
+	if (!add || !volume_host_lvm(&vol->meta)) {
+		if (unlink(link) && errno != ENOENT)
+			errmsg("volume %s/%s: cannot remove the link %s: %s", vol->pool->meta.name,
+			       vol->name, link, strerror(errno));
+		return;
+	}
+	snprintf(target, sizeof(target), "../../mapper/%s", dm_name);
+	snprintf(link, sizeof(link), "%s/disk", dev_dir());
+	mkdir(link, 0755);
+	snprintf(link, sizeof(link), "%s/disk/by-id", dev_dir());
+	mkdir(link, 0755);
+	snprintf(link, sizeof(link), "%s/disk/by-id/host-lvm-%s", dev_dir(), dm_name);
+	unlink(link);
+	if (symlink(target, link))
+		errmsg("volume %s/%s: cannot make the link %s: %s", vol->pool->meta.name,
+		       vol->name, link, strerror(errno));
+}
+
 /* The /dev/subvol/<pool>/<volume> link, when udev does not make it. */
 static void update_link(const struct volume *vol, const char *dm_name, bool add)
 {
@@ -69,6 +98,7 @@ static void update_link(const struct volume *vol, const char *dm_name, bool add)
 
 	if (udev_running())
 		return;
+	update_host_lvm_link(vol, dm_name, add);
 	snprintf(dir, sizeof(dir), "%s/subvol/%s", dev_dir(), vol->pool->meta.name);
 	snprintf(link, sizeof(link), "%s/%s", dir, vol->name);
 	if (!add) {
@@ -155,8 +185,14 @@ int volume_deactivate(struct volume *vol, bool quiet_if_inactive)
 		return 0;
 	}
 	if (info.open_count) {
-		errmsg("volume %s/%s: %s is in use (open %d times: mounted, or held by a process)",
-		       vol->pool->meta.name, vol->name, name, info.open_count);
+		char holders[256];
+
+		if (device_holders(info.major, info.minor, holders, sizeof(holders)) > 0)
+			errmsg("volume %s/%s: %s is held by %s (an LVM VG on it active? vgchange -an it first)",
+			       vol->pool->meta.name, vol->name, name, holders);
+		else
+			errmsg("volume %s/%s: %s is in use (open %d times: mounted, or held by a process)",
+			       vol->pool->meta.name, vol->name, name, info.open_count);
 		return -1;
 	}
 	if (dm_device_remove(name)) {
@@ -166,6 +202,35 @@ int volume_deactivate(struct volume *vol, bool quiet_if_inactive)
 	}
 	update_link(vol, name, false);
 	return 1;
+}
+
+/*
+ * After --host-lvm changed on an active volume: the link host LVM's filter
+ * accepts, made by the tool without udev; with udev a change event makes
+ * the rules run again, which is waited for.  That event is no activation
+ * to the device-mapper rules (DM_ACTIVATION=0): LVM autoactivates a VG
+ * on the volume at its next activation, not now.
+ */
+void volume_host_lvm_changed(const struct volume *vol, const char *dm_name,
+			     const struct dm_info_lite *info)
+{
+	const char *const settle[] = { "udevadm", "settle", "--timeout=30", NULL };
+	char path[64];
+	int fd;
+
+	if (!udev_running()) {
+		update_host_lvm_link(vol, dm_name, true);
+		return;
+	}
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/uevent", info->major, info->minor);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, "change", 6) != 6)
+		errmsg("volume %s/%s: warning: cannot send udev a change event (%s: %s); udevadm trigger --action=change %s does",
+		       vol->pool->meta.name, vol->name, path, strerror(errno), dm_name);
+	else
+		run_program(settle, true);
+	if (fd >= 0)
+		close(fd);
 }
 
 /*

@@ -127,6 +127,7 @@ enum {
 	SET_TIMEOUT = 1 << 1,
 	SET_LOW_WATER = 1 << 2,
 	SET_DISCARD = 1 << 3,
+	SET_HOST_LVM = 1 << 4,
 };
 
 /* The new metadata, then the live table: reload, and resume swaps it in. */
@@ -158,6 +159,8 @@ int cmd_set(int argc, char **argv)
 		{ "low-water", required_argument, NULL, 'l' },
 		{ "ignore-discard", no_argument, NULL, 'D' },
 		{ "no-ignore-discard", no_argument, NULL, 'd' },
+		{ "host-lvm", no_argument, NULL, 'H' },
+		{ "no-host-lvm", no_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -167,7 +170,8 @@ int cmd_set(int argc, char **argv)
 	char name[DM_NAME_LEN], lw[32], sz[32];
 	struct dm_info_lite info;
 	unsigned int given = 0;
-	bool no_ignore = false;
+	bool no_ignore = false, host_lvm = false, no_host_lvm = false;
+	char holders[256];
 	struct pool pool;
 	struct volume vol;
 	int c, fd = -1, r, active;
@@ -188,6 +192,11 @@ int cmd_set(int argc, char **argv)
 			no_ignore = true;
 			given |= SET_DISCARD;
 			break;
+		case 'H':
+		case 'L':
+			*(c == 'H' ? &host_lvm : &no_host_lvm) = true;
+			given |= SET_HOST_LVM;
+			break;
 		case 'h':
 			return command_help(cmd);
 		default:
@@ -200,11 +209,18 @@ int cmd_set(int argc, char **argv)
 		return usage_error(cmd, "give an option to change");
 	if (no_ignore && want.features.ignore_discard)
 		return usage_error(cmd, "--ignore-discard or --no-ignore-discard, not both");
+	if (host_lvm && no_host_lvm)
+		return usage_error(cmd, "--host-lvm or --no-host-lvm, not both");
 	if ((given & SET_NO_SPACE) && (given & SET_TIMEOUT) && !want.features.no_space_queue)
 		return usage_error(cmd, "--no-space-timeout needs --no-space queue");
 	if (volume_spec(argv[optind], &pool, &vol, true, true))
 		return EXIT_REFUSED;
 	r = EXIT_REFUSED;
+	if (vol.meta.kind == VOLUME_KIND_SNAPSHOT && given == SET_HOST_LVM) {
+		errmsg("volume %s/%s: a snapshot's LVM PVs have its origin's UUIDs, and host LVM never uses them; give it to host LVM through a clone (subvol clone, which runs vgimportclone)",
+		       pool.meta.name, vol.name);
+		goto out;
+	}
 	if (vol.meta.kind == VOLUME_KIND_SNAPSHOT) {
 		errmsg("volume %s/%s: a snapshot is read-only and these options act on writes; set them on a clone of it",
 		       pool.meta.name, vol.name);
@@ -228,6 +244,8 @@ int cmd_set(int argc, char **argv)
 		f->low_water_sectors = want.features.low_water_sectors;
 	if (given & SET_DISCARD)
 		f->ignore_discard = want.features.ignore_discard;
+	if (given & SET_HOST_LVM)
+		meta.host_lvm = host_lvm;
 	if (f->low_water_sectors && f->low_water_sectors >= meta.size >> 9) {
 		format_size(lw, sizeof(lw), f->low_water_sectors << 9);
 		format_size(sz, sizeof(sz), meta.size);
@@ -248,13 +266,20 @@ int cmd_set(int argc, char **argv)
 		       pool.meta.name, vol.name, name, name);
 		goto out;
 	}
+	/* Taken from host LVM while LVs on it are active there: deactivate first. */
+	if (active && no_host_lvm && vol.meta.host_lvm &&
+	    device_holders(info.major, info.minor, holders, sizeof(holders)) > 0) {
+		errmsg("volume %s/%s: %s is held by %s (LVM LVs on it active on the host); vgchange -an their VG first",
+		       pool.meta.name, vol.name, name, holders);
+		goto out;
+	}
 	fd = open(vol.path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 || volume_meta_write(fd, &meta) || fsync(fd)) {
 		errmsg("volume %s/%s: cannot update the metadata of %s: %s", pool.meta.name,
 		       vol.name, vol.path, strerror(errno));
 		goto out;
 	}
-	if (active) {
+	if (active && (given & ~SET_HOST_LVM)) {
 		struct volume_meta old = vol.meta;
 
 		vol.meta = meta;
@@ -264,11 +289,22 @@ int cmd_set(int argc, char **argv)
 		if (c)
 			goto out;
 	}
+	vol.meta = meta;
+	if (active && (given & SET_HOST_LVM))
+		volume_host_lvm_changed(&vol, name, &info);
+	if (given == SET_HOST_LVM) {
+		printf("Volume %s/%s: %s\n", pool.meta.name, vol.name, meta.host_lvm ?
+		       "host LVM may scan and activate the PVs on it (host-lvm)" :
+		       "host LVM leaves the PVs on it alone (no-host-lvm)");
+		r = 0;
+		goto out;
+	}
 	format_size(lw, sizeof(lw), f->low_water_sectors << 9);
-	printf("Volume %s/%s: no-space %s, no-space-timeout %u, low-water %s, %s%s\n",
+	printf("Volume %s/%s: no-space %s, no-space-timeout %u, low-water %s, %s%s%s\n",
 	       pool.meta.name, vol.name, f->no_space_queue ? "queue" : "error",
 	       f->no_space_timeout, f->low_water_sectors ? lw : "0",
 	       f->ignore_discard ? "ignore-discard" : "no-ignore-discard",
+	       !(given & SET_HOST_LVM) ? "" : meta.host_lvm ? ", host-lvm" : ", no-host-lvm",
 	       active ? " (table reloaded)" : "");
 	r = 0;
 out:

@@ -798,6 +798,7 @@ verified:
 		goto out;
 	}
 	meta.kind = VOLUME_KIND_SNAPSHOT;
+	meta.host_lvm = false;
 	if (volume_meta_write(img.fd, &meta) || image_publish(&img, name, false)) {
 		errmsg("receive: cannot make %s/%s: %s", pool.meta.name, name,
 		       errno == EEXIST ? "the name was taken meanwhile" : strerror(errno));

@@ -134,7 +134,7 @@ static void meta_fields(const struct volume_meta *m, struct field *guarantee,
 enum {
 	L_POOL, L_NAME, L_KIND, L_SIZE, L_ALLOC, L_ORIGIN, L_DEVICE, L_CREATED,
 	L_ID, L_ORIGIN_ID, L_IMAGE, L_GUARANTEE, L_NO_SPACE, L_NO_SPACE_TIMEOUT,
-	L_LOW_WATER_MARK, L_IGNORE_DISCARD, L_EXTENT_SIZE, L_NR
+	L_LOW_WATER_MARK, L_IGNORE_DISCARD, L_EXTENT_SIZE, L_HOST_LVM, L_NR
 };
 
 static const struct field list_columns[L_NR] = {
@@ -155,6 +155,7 @@ static const struct field list_columns[L_NR] = {
 	[L_LOW_WATER_MARK] = { "low_water_mark", FIELD_SIZE, .hidden = true },
 	[L_IGNORE_DISCARD] = { "ignore_discard", FIELD_BOOL, .hidden = true },
 	[L_EXTENT_SIZE] = { "extent_size", FIELD_SIZE, .hidden = true },
+	[L_HOST_LVM] = { "host_lvm", FIELD_BOOL, .hidden = true },
 };
 
 static int list_pool(struct report *rep, const char *spec)
@@ -213,6 +214,7 @@ static int list_pool(struct report *rep, const char *spec)
 		meta_fields(&v->meta, &row[L_GUARANTEE], &row[L_NO_SPACE],
 			    &row[L_NO_SPACE_TIMEOUT], &row[L_LOW_WATER_MARK],
 			    &row[L_IGNORE_DISCARD], &row[L_EXTENT_SIZE]);
+		row[L_HOST_LVM].num = volume_host_lvm(&v->meta);
 		if (report_add(rep, row))
 			r = -1;
 	}
@@ -264,7 +266,7 @@ int cmd_list(int argc, char **argv)
 enum {
 	S_POOL, S_VOLUME, S_KIND, S_STATE, S_DEVICE, S_IMAGE, S_SIZE,
 	S_GUARANTEE, S_NO_SPACE, S_NO_SPACE_TIMEOUT, S_LOW_WATER_MARK,
-	S_IGNORE_DISCARD, S_EXTENT_SIZE,
+	S_IGNORE_DISCARD, S_EXTENT_SIZE, S_HOST_LVM,
 	S_BACKED, S_MAPPED, S_SHARED, S_PROMISED, S_COW_RESERVE, S_POOL_CLAIMED,
 	S_POOL_COMMITTED, S_UNCOVERED, S_HOST_FREE, S_CLIENT, S_LOW_WATER,
 	S_ACCOUNTING_ERRORS, S_ORIGIN, S_ORIGIN_ID, S_CREATED, S_ID, S_NR
@@ -284,6 +286,7 @@ static const struct field status_fields[S_NR] = {
 	[S_LOW_WATER_MARK] = { "low_water_mark", FIELD_SIZE },
 	[S_IGNORE_DISCARD] = { "ignore_discard", FIELD_BOOL },
 	[S_EXTENT_SIZE] = { "extent_size", FIELD_SIZE },
+	[S_HOST_LVM] = { "host_lvm", FIELD_BOOL },
 	[S_BACKED] = { "backed", FIELD_SIZE },
 	[S_MAPPED] = { "mapped", FIELD_SIZE },
 	[S_SHARED] = { "shared", FIELD_SIZE },
@@ -357,6 +360,7 @@ int cmd_status(int argc, char **argv)
 	f[S_SIZE].num = vol.meta.size;
 	meta_fields(&vol.meta, &f[S_GUARANTEE], &f[S_NO_SPACE], &f[S_NO_SPACE_TIMEOUT],
 		    &f[S_LOW_WATER_MARK], &f[S_IGNORE_DISCARD], &f[S_EXTENT_SIZE]);
+	f[S_HOST_LVM].num = volume_host_lvm(&vol.meta);
 	/* The target's counters: hidden, and "-", unless it gives them. */
 	for (i = S_MAPPED; i <= S_ACCOUNTING_ERRORS; i++)
 		f[i].hidden = f[i].null = true;
@@ -665,8 +669,31 @@ int cmd_pool(int argc, char **argv)
 }
 
 /*
+ * Whether the volume of a device host LVM may use: the registered pool's
+ * volume of that name, with that DM UUID, set --host-lvm.  Anything not
+ * found says no.
+ */
+static bool udev_host_lvm(const char *pool_name, const char *vol_name, const char *uuid)
+{
+	char want[DM_UUID_LEN];
+	struct volume vol;
+	struct pool pool;
+	bool r = false;
+
+	if (pool_open(pool_name, &pool, false))
+		return false;
+	if (!volume_load(&pool, vol_name, &vol, true)) {
+		volume_dm_uuid(&vol, want, sizeof(want));
+		r = !strcmp(want, uuid) && volume_host_lvm(&vol.meta);
+	}
+	pool_close(&pool);
+	return r;
+}
+
+/*
  * For udev: DM_NAME "subvol-<pool>-<volume>" (dashes inside names doubled)
- * to SUBVOL_POOL=<pool> and SUBVOL_VOLUME=<volume>.  Prints nothing, and
+ * to SUBVOL_POOL=<pool> and SUBVOL_VOLUME=<volume>, and, given the DM_UUID
+ * too, SUBVOL_HOST_LVM=1 for a volume set --host-lvm.  Prints nothing, and
  * exits 1, for any other name.
  */
 int cmd_udev_name(int argc, char **argv)
@@ -675,7 +702,8 @@ int cmd_udev_name(int argc, char **argv)
 	const char *p;
 	size_t n = 0;
 
-	if (argc != 2 || strncmp(argv[1], SUBVOL_NAME_PREFIX, strlen(SUBVOL_NAME_PREFIX)))
+	if (argc < 2 || argc > 3 ||
+	    strncmp(argv[1], SUBVOL_NAME_PREFIX, strlen(SUBVOL_NAME_PREFIX)))
 		return EXIT_REFUSED;
 	for (p = argv[1] + strlen(SUBVOL_NAME_PREFIX); *p; p++) {
 		if (n + 1 >= sizeof(pool))
@@ -697,5 +725,8 @@ int cmd_udev_name(int argc, char **argv)
 	if (out != vol || !valid_name(pool) || !valid_name(vol))
 		return EXIT_REFUSED;
 	printf("SUBVOL_POOL=%s\nSUBVOL_VOLUME=%s\n", pool, vol);
+	/* udev logs stderr; a pool it cannot find is no news. */
+	if (argc == 3 && freopen("/dev/null", "w", stderr) && udev_host_lvm(pool, vol, argv[2]))
+		printf("SUBVOL_HOST_LVM=1\n");
 	return 0;
 }

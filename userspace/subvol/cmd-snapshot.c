@@ -196,6 +196,8 @@ static void derived_meta(const struct volume *src, enum volume_kind kind,
 	*m = src->meta;
 	new_id(m->id);
 	m->kind = kind;
+	/* A copy's PVs duplicate its origin's until vgimportclone: not the host's. */
+	m->host_lvm = false;
 	strcpy(m->origin_id, src->meta.id);
 	strcpy(m->origin_name, src->name);
 	m->created = time(NULL);
@@ -340,7 +342,7 @@ static int parse_common(const char *cmd, int argc, char **argv, bool *writable,
 
 int cmd_snapshot(int argc, char **argv)
 {
-	bool writable = false, activate = false;
+	bool writable = false, activate = false, pv;
 	struct new_image img = { .fd = -1 };
 	struct clone_result res;
 	struct volume src, dst;
@@ -361,6 +363,7 @@ int cmd_snapshot(int argc, char **argv)
 	derived_meta(&src, writable ? VOLUME_KIND_VOLUME : VOLUME_KIND_SNAPSHOT, &dst.meta);
 	if (volume_clone(&src, &img, &res, dst.meta.extent_size))
 		goto out;
+	pv = image_holds_pv(img.fd);
 	if (writable)
 		fresh_uuid(&dst, &img);
 	if (finish(&dst, &img, false, activate))
@@ -377,6 +380,10 @@ int cmd_snapshot(int argc, char **argv)
 		printf("To mount it beside its origin: %s%s%s%smount -o ro,nouuid,norecovery /dev/subvol/%s/%s DIR\n",
 		       activate ? "" : "subvol activate ", activate ? "" : pool.meta.name,
 		       activate ? "" : "/", activate ? "" : dst.name, pool.meta.name, dst.name);
+	if (writable && pv)
+		volume_lvm_import_clone(&dst);
+	else if (pv)
+		printf("It holds an LVM PV with its origin's UUIDs: host LVM never uses it; a clone of it gets new ones (vgimportclone)\n");
 	r = 0;
 out:
 	image_discard(&img);
@@ -387,7 +394,7 @@ out:
 int cmd_clone(int argc, char **argv)
 {
 	struct new_image img = { .fd = -1 };
-	bool activate = false;
+	bool activate = false, pv;
 	struct clone_result res;
 	struct volume src, dst;
 	struct pool pool;
@@ -412,11 +419,14 @@ int cmd_clone(int argc, char **argv)
 	derived_meta(&src, VOLUME_KIND_VOLUME, &dst.meta);
 	if (volume_clone(&src, &img, &res, dst.meta.extent_size))
 		goto out;
+	pv = image_holds_pv(img.fd);
 	fresh_uuid(&dst, &img);
 	if (finish(&dst, &img, false, activate))
 		goto out;
 	printf("Volume %s/%s cloned from %s/%s\n", pool.meta.name, dst.name, pool.meta.name,
 	       src.name);
+	if (pv)
+		volume_lvm_import_clone(&dst);
 	r = 0;
 out:
 	image_discard(&img);

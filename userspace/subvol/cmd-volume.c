@@ -144,6 +144,7 @@ int cmd_create(int argc, char **argv)
 		{ "extent-size", required_argument, NULL, 'e' },
 		{ "mkfs", optional_argument, NULL, 'm' },
 		{ "inactive", no_argument, NULL, 'I' },
+		{ "host-lvm", no_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
 		POLICY_OPTIONS,
 		{ NULL, 0, NULL, 0 }
@@ -179,6 +180,9 @@ int cmd_create(int argc, char **argv)
 			break;
 		case 'I':
 			inactive = true;
+			break;
+		case 'H':
+			meta.host_lvm = true;
 			break;
 		case 'h':
 			return command_help(cmd);

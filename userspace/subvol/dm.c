@@ -133,6 +133,8 @@ int dm_device_info(const char *uuid, char *name, size_t namelen,
 		out->exists = true;
 		out->suspended = info.suspended;
 		out->open_count = info.open_count;
+		out->major = info.major;
+		out->minor = info.minor;
 		n = dm_task_get_name(dmt);
 		if (name)
 			snprintf(name, namelen, "%s", n ? n : "");

@@ -110,6 +110,8 @@ static const struct command commands[] = {
 	  "      --extent-size SIZE      host extent size hint (few extents, fast\n"
 	  "                              clones; needs --guarantee none)\n"
 	  "      --mkfs[=xfs|ext4]       make a filesystem on it (default xfs)\n"
+	  "      --host-lvm              host LVM may scan and activate PVs on it\n"
+	  "                              (default: they are its user's, a VM's)\n"
 	  "      --inactive              do not activate it\n" },
 	{ "import", cmd_import, false, true,
 	  "import [--move] FILE POOL/VOLUME\n"
@@ -142,7 +144,7 @@ static const struct command commands[] = {
 	  "\n"
 	  "  Columns: pool,name,kind,size,alloc,origin,device,created; also id,\n"
 	  "  origin_id,image,guarantee,no_space,no_space_timeout,low_water_mark,\n"
-	  "  ignore_discard,extent_size\n" },
+	  "  ignore_discard,extent_size,host_lvm\n" },
 	{ "status", cmd_status, false, false,
 	  "status [options] POOL/VOLUME\n"
 	  "\n"
@@ -158,7 +160,7 @@ static const struct command commands[] = {
 	  "  -b, --bytes            sizes in bytes\n"
 	  "\n"
 	  "  Fields: pool,volume,kind,state,device,image,size,guarantee,no_space,\n"
-	  "  no_space_timeout,low_water_mark,ignore_discard,extent_size,backed,\n"
+	  "  no_space_timeout,low_water_mark,ignore_discard,extent_size,host_lvm,backed,\n"
 	  "  mapped,shared,promised,cow_reserve,pool_claimed,pool_committed,\n"
 	  "  uncovered,host_free,client,low_water,accounting_errors,origin,\n"
 	  "  origin_id,created,id (those the volume's state lacks: with -o only)\n" },
@@ -169,11 +171,13 @@ static const struct command commands[] = {
 	  "  volume is suspended (its filesystem frozen) for the reflink clone\n"
 	  "  alone; the copy-on-write reserve is claimed first, or the snapshot\n"
 	  "  is refused with nothing changed.  A writable snapshot of an XFS\n"
-	  "  gets a new filesystem UUID.\n" },
+	  "  gets a new filesystem UUID, of an LVM PV new PV and VG UUIDs and a\n"
+	  "  new VG name (vgimportclone).\n" },
 	{ "clone", cmd_clone, false, true,
 	  "clone [--activate] POOL/SNAPSHOT NAME\n"
 	  "\n"
-	  "  A writable volume NAME from a snapshot, with a new XFS UUID.\n" },
+	  "  A writable volume NAME from a snapshot, with a new XFS UUID, or new\n"
+	  "  LVM PV and VG UUIDs and a new VG name (vgimportclone).\n" },
 	{ "rollback", cmd_rollback, false, true,
 	  "rollback [--force] POOL/VOLUME SNAPSHOT\n"
 	  "\n"
@@ -194,6 +198,8 @@ static const struct command commands[] = {
 	  "                              (below the volume's size; 0 for none)\n"
 	  "      --ignore-discard        never punch holes for discards\n"
 	  "      --no-ignore-discard     punch holes for discards again\n"
+	  "      --host-lvm              host LVM may scan and activate PVs on it\n"
+	  "      --no-host-lvm           host LVM leaves them alone (the default)\n"
 	  "\n"
 	  "  Change a volume's options in its metadata and, if it is active, in\n"
 	  "  its live table.  Not for snapshots (read-only).\n" },
@@ -228,6 +234,17 @@ static const struct command commands[] = {
 	  "  the pool's copy of its base.  Every record and the whole stream are\n"
 	  "  checked before the snapshot appears; a corrupt, cut or refused\n"
 	  "  stream leaves nothing.\n" },
+	{ "lvm-filter", cmd_lvm_filter, false, false,
+	  "lvm-filter [--check | --remove] [--file FILE]\n"
+	  "\n"
+	  "  Install in lvm.conf (default $LVM_SYSTEM_DIR/lvm.conf, /etc/lvm/lvm.conf)\n"
+	  "  the devices/global_filter that keeps host LVM away from PVs inside\n"
+	  "  volumes, but those of volumes set --host-lvm; refused if lvm.conf has\n"
+	  "  a global_filter of its own.  make install runs it.\n"
+	  "\n"
+	  "      --check        whether the filter is there (exit 0) or not (1)\n"
+	  "      --remove       take the filter out again\n"
+	  "      --file FILE    the lvm.conf to change\n" },
 	{ "udev-name", cmd_udev_name, false, false, NULL },
 };
 

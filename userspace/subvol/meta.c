@@ -295,6 +295,11 @@ const char *volume_kind_name(enum volume_kind kind)
 	return kind == VOLUME_KIND_SNAPSHOT ? "snapshot" : "volume";
 }
 
+bool volume_host_lvm(const struct volume_meta *m)
+{
+	return m->host_lvm && m->kind == VOLUME_KIND_VOLUME;
+}
+
 static int volume_key(const char *key, const char *val, void *p, char *err,
 		      size_t errlen)
 {
@@ -328,7 +333,8 @@ static int volume_key(const char *key, const char *val, void *p, char *err,
 		f->no_space_queue = !strcmp(val, "queue");
 	} else if (!strcmp(key, "size") || !strcmp(key, "created") ||
 		   !strcmp(key, "no_space_timeout") || !strcmp(key, "low_water") ||
-		   !strcmp(key, "ignore_discard") || !strcmp(key, "extent_size")) {
+		   !strcmp(key, "ignore_discard") || !strcmp(key, "extent_size") ||
+		   !strcmp(key, "host_lvm")) {
 		if (!num)
 			return fail(err, errlen, "%s \"%.20s\" is not a number", key, val);
 		if (key[0] == 's')
@@ -341,6 +347,8 @@ static int volume_key(const char *key, const char *val, void *p, char *err,
 			f->low_water_sectors = v;
 		else if (key[0] == 'i')
 			f->ignore_discard = v != 0;
+		else if (key[0] == 'h')
+			m->host_lvm = v != 0;
 		else
 			m->extent_size = v;
 	}
@@ -379,12 +387,12 @@ int volume_meta_format(char *buf, size_t len, const struct volume_meta *m)
 		     "format=%d\nid=%s\nkind=%s\nsize=%" PRIu64 "\n"
 		     "guarantee=%s\nno_space=%s\nno_space_timeout=%u\n"
 		     "low_water=%" PRIu64 "\nignore_discard=%d\nextent_size=%u\n"
-		     "origin_id=%s\norigin_name=%s\ncreated=%" PRId64 "\n",
+		     "origin_id=%s\norigin_name=%s\ncreated=%" PRId64 "\nhost_lvm=%d\n",
 		     META_FORMAT, m->id, volume_kind_name(m->kind), m->size,
 		     f->no_guarantee ? "none" : "full",
 		     f->no_space_queue ? "queue" : "error", f->no_space_timeout,
 		     f->low_water_sectors, f->ignore_discard, m->extent_size,
-		     m->origin_id, m->origin_name, m->created);
+		     m->origin_id, m->origin_name, m->created, volume_host_lvm(m));
 }
 
 int volume_meta_write(int fd, const struct volume_meta *m)

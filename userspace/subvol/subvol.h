@@ -61,6 +61,7 @@ void new_id(char id[SUBVOL_ID_LEN + 1]);
 int confirm(const char *question);
 int run_program(const char *const argv[], bool quiet);
 int program_capture(const char *const argv[], bool errors, char *out, size_t len);
+int program_capture_all(const char *const argv[], char *out, size_t len);
 double now_seconds(void);
 
 /* meta.c: the metadata kept in xattrs, as "key=value" lines. */
@@ -124,6 +125,11 @@ struct volume_meta {
 	char origin_id[SUBVOL_ID_LEN + 1];	/* "" when made from nothing */
 	char origin_name[SUBVOL_NAME_MAX + 1];
 	int64_t created;
+	/*
+	 * Host LVM may scan and activate a PV on it (subvol set --host-lvm).
+	 * Never a snapshot's: its PVs duplicate its origin's.
+	 */
+	bool host_lvm;
 };
 
 int pool_meta_read(int fd, struct pool_meta *m, char *err, size_t errlen);
@@ -137,6 +143,8 @@ int volume_meta_write(int fd, const struct volume_meta *m);
 int volume_meta_format(char *buf, size_t len, const struct volume_meta *m);
 int volume_meta_parse(char *buf, struct volume_meta *m, char *err, size_t errlen);
 const char *volume_kind_name(enum volume_kind kind);
+/* Whether host LVM is to see the volume's PVs: a volume's choice alone. */
+bool volume_host_lvm(const struct volume_meta *m);
 
 /* autoextend.c: the LVM logical volume "VG", "LV" under the pool's host. */
 bool host_lv(int dirfd, char *vg, size_t vglen, char *lv, size_t lvlen);
@@ -221,6 +229,7 @@ struct dm_info_lite {
 	bool exists;
 	bool suspended;
 	int open_count;
+	unsigned int major, minor;
 };
 
 void dm_setup_logging(void);
@@ -263,9 +272,29 @@ int volume_deactivate(struct volume *vol, bool quiet_if_inactive);
 int volume_active(const struct volume *vol, char *name, size_t namelen,
 		  struct dm_info_lite *info);
 int volume_table(const struct volume *vol, char *params, size_t len);
+/* After the metadata's host_lvm changed: links and udev (see activation.c). */
+void volume_host_lvm_changed(const struct volume *vol, const char *dm_name,
+			     const struct dm_info_lite *info);
 void pool_rescan_sharing(struct pool *pool);
 /* 1 a volume is active (its name in name), 0 none, -1 unknown (said why). */
 int pool_active_volume(struct pool *pool, char *name, size_t namelen);
+
+/*
+ * lvm.c: volumes that hold LVM physical volumes.
+ */
+/* Whether the image (or device) holds an LVM2 PV label. */
+bool image_holds_pv(int fd);
+/*
+ * The device names (DM names, else kernel names) holding major:minor,
+ * comma-separated in out: an LVM LV active on it, say.  How many, or -1.
+ */
+int device_holders(unsigned int major, unsigned int minor, char *out, size_t len);
+/*
+ * A writable copy of a volume holding a PV: new PV and VG UUIDs and a new
+ * VG name (vgimportclone), so that LVM can use it beside its origin; or a
+ * note saying why not.  Activates the volume for it if it is not active.
+ */
+void volume_lvm_import_clone(struct volume *vol);
 
 /*
  * cmd-snapshot.c: a new unnamed image in src's pool sharing every block
@@ -292,6 +321,7 @@ int cmd_rollback(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_udev_name(int argc, char **argv);
+int cmd_lvm_filter(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_send(int argc, char **argv);
 int cmd_receive(int argc, char **argv);

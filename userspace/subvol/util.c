@@ -244,6 +244,57 @@ int run_program(const char *const argv[], bool quiet)
 }
 
 /*
+ * Run a program and read all it writes on its standard output and error,
+ * as far as it fits in out.  Returns its exit status (127: it could not
+ * run), or -1.
+ */
+int program_capture_all(const char *const argv[], char *out, size_t len)
+{
+	int pipefd[2], status;
+	ssize_t n, got = 0;
+	char sink[512];
+	pid_t pid;
+
+	out[0] = '\0';
+	fflush(NULL);
+	if (pipe2(pipefd, O_CLOEXEC))
+		return -1;
+	pid = fork();
+	if (pid < 0) {
+		close(pipefd[0]);
+		close(pipefd[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		dup2(pipefd[1], STDOUT_FILENO);
+		dup2(pipefd[1], STDERR_FILENO);
+		execvp(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	close(pipefd[1]);
+	for (;;) {
+		if (got + 1 < (ssize_t)len)
+			n = read(pipefd[0], out + got, len - 1 - got);
+		else
+			n = read(pipefd[0], sink, sizeof(sink));	/* drain the rest */
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		if (got + 1 < (ssize_t)len)
+			got += n;
+	}
+	out[got] = '\0';
+	close(pipefd[0]);
+	if (verbose && got)
+		fprintf(stderr, "%s", out);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/*
  * Run a program and read the first line of its standard output (or, with
  * errors, of its standard error) into out; the other one goes to
  * /dev/null unless verbose.  Returns its exit status, or -1.
