@@ -244,13 +244,17 @@ int run_program(const char *const argv[], bool quiet)
 }
 
 /*
- * Run a program and read all it writes on its standard output and error,
- * as far as it fits in out.  Returns its exit status (127: it could not
- * run), or -1.
+ * Run a program with its standard output (@out_fd STDOUT_FILENO), its
+ * standard error (STDERR_FILENO) or both (-1) on a pipe, and read all it
+ * writes there, as far as it fits in out (the rest is read and dropped, so
+ * that it never blocks on a full pipe).  With one of the two on the pipe,
+ * the other goes to /dev/null unless verbose.  Returns its exit status
+ * (127: it could not run), or -1.
  */
-int program_capture_all(const char *const argv[], char *out, size_t len)
+static int program_read(const char *const argv[], int out_fd, char *out,
+			size_t len)
 {
-	int pipefd[2], status;
+	int pipefd[2], status, fd;
 	ssize_t n, got = 0;
 	char sink[512];
 	pid_t pid;
@@ -266,8 +270,16 @@ int program_capture_all(const char *const argv[], char *out, size_t len)
 		return -1;
 	}
 	if (pid == 0) {
-		dup2(pipefd[1], STDOUT_FILENO);
-		dup2(pipefd[1], STDERR_FILENO);
+		if (out_fd != STDERR_FILENO)
+			dup2(pipefd[1], STDOUT_FILENO);
+		if (out_fd != STDOUT_FILENO)
+			dup2(pipefd[1], STDERR_FILENO);
+		if (out_fd >= 0 && !verbose) {
+			fd = open("/dev/null", O_WRONLY);
+			if (fd >= 0)
+				dup2(fd, out_fd == STDOUT_FILENO ?
+					 STDERR_FILENO : STDOUT_FILENO);
+		}
 		execvp(argv[0], (char *const *)argv);
 		_exit(127);
 	}
@@ -276,7 +288,7 @@ int program_capture_all(const char *const argv[], char *out, size_t len)
 		if (got + 1 < (ssize_t)len)
 			n = read(pipefd[0], out + got, len - 1 - got);
 		else
-			n = read(pipefd[0], sink, sizeof(sink));	/* drain the rest */
+			n = read(pipefd[0], sink, sizeof(sink));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
@@ -286,12 +298,24 @@ int program_capture_all(const char *const argv[], char *out, size_t len)
 	}
 	out[got] = '\0';
 	close(pipefd[0]);
-	if (verbose && got)
-		fprintf(stderr, "%s", out);
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
 			return -1;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/*
+ * Run a program and read all it writes on its standard output and error,
+ * as far as it fits in out.  Returns its exit status (127: it could not
+ * run), or -1.
+ */
+int program_capture_all(const char *const argv[], char *out, size_t len)
+{
+	int status = program_read(argv, -1, out, len);
+
+	if (verbose && out[0])
+		fprintf(stderr, "%s", out);
+	return status;
 }
 
 /*
@@ -301,44 +325,11 @@ int program_capture_all(const char *const argv[], char *out, size_t len)
  */
 int program_capture(const char *const argv[], bool errors, char *out, size_t len)
 {
-	int pipefd[2], status, fd;
-	ssize_t n, got = 0;
-	pid_t pid;
+	int status = program_read(argv, errors ? STDERR_FILENO : STDOUT_FILENO,
+				  out, len);
 
-	out[0] = '\0';
-	fflush(NULL);
-	if (pipe2(pipefd, O_CLOEXEC))
-		return -1;
-	pid = fork();
-	if (pid < 0) {
-		close(pipefd[0]);
-		close(pipefd[1]);
-		return -1;
-	}
-	if (pid == 0) {
-		dup2(pipefd[1], errors ? STDERR_FILENO : STDOUT_FILENO);
-		fd = open("/dev/null", O_WRONLY);
-		if (fd >= 0 && !verbose)
-			dup2(fd, errors ? STDOUT_FILENO : STDERR_FILENO);
-		execvp(argv[0], (char *const *)argv);
-		_exit(127);
-	}
-	close(pipefd[1]);
-	while (got + 1 < (ssize_t)len &&
-	       (n = read(pipefd[0], out + got, len - 1 - got)) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			break;
-		got += n;
-	}
-	out[got] = '\0';
 	out[strcspn(out, "\n")] = '\0';
-	close(pipefd[0]);
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	return status;
 }
 
 double now_seconds(void)
