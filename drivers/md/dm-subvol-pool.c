@@ -7,16 +7,20 @@
  *
  * Free space that statfs reports is not ours: any process on the host can
  * take it.  So a promise is backed by blocks really allocated, to a
- * hidden reserve file of the pool.  Just before our writes need new host
- * blocks, the pool truncates what they may allocate off that file
- * ("loose" space); the writes then find free blocks on the host.  A
- * writer outside the pool may take loose space first, or the host may
- * give it to its own reserve pool: our write then fails with ENOSPC, the
- * pool learns from statfs how much loose space is really left, releases
- * more and the write is retried, for as long as it takes (see
- * subvol_pool_lost()).  The margin kept above the promises pays for such
- * losses; loose space is released in small steps, so that little of it is
- * ever exposed.
+ * hidden reserve file of the pool.  A write into holes uses promises:
+ * while it is in flight the claim still backs what it may allocate.  If
+ * the host has room beyond the claim for all the writes in flight, the
+ * write takes its blocks from that room, and balance later gives the
+ * claim no promise needs back, a chunk at a time, off the I/O path.  If
+ * not, the pool first truncates what the writes may allocate off that
+ * file ("loose" space); the writes then find free blocks on the host.
+ * A writer outside the pool may take the room or the loose space first,
+ * or the host may give it to its own reserve pool: our write then fails
+ * with ENOSPC, the pool learns from statfs how much loose space is really
+ * left, releases more and the write is retried, for as long as it takes
+ * (see subvol_pool_lost()).  The margin kept above the promises pays for
+ * such losses; loose space is released in small steps, so that little of
+ * it is ever exposed.
  *
  * A write in flight may need more host blocks than it writes, for the
  * host's transaction reservations (extent and refcount btree splits);
@@ -68,10 +72,25 @@ static u64 subvol_pool_held(struct subvol_pool *pool)
 	return pool->claimed + pool->loose;
 }
 
-/* Blocks a new promise may still take: above committed and the margin. */
+/* What the writes in flight may allocate beyond the loose space. */
+static u64 subvol_pool_uncovered(struct subvol_pool *pool)
+{
+	return pool->inflight > pool->loose ? pool->inflight - pool->loose : 0;
+}
+
+/*
+ * What the claim must back: the promises, and what the writes in flight
+ * may still take from it (they took their promises with them).
+ */
+static u64 subvol_pool_needed(struct subvol_pool *pool)
+{
+	return pool->committed + subvol_pool_uncovered(pool);
+}
+
+/* Blocks a new promise may still take: above what is needed and the margin. */
 static u64 subvol_pool_headroom_locked(struct subvol_pool *pool)
 {
-	u64 used = pool->committed + pool->chunk;
+	u64 used = subvol_pool_needed(pool) + pool->chunk;
 	u64 held = subvol_pool_held(pool);
 
 	return held > used ? held - used : 0;
@@ -206,14 +225,15 @@ static void subvol_pool_shrink(struct subvol_pool *pool, u64 blocks)
 {
 	unsigned long flags;
 	unsigned int noio_flags;
-	u64 held;
+	u64 held, needed;
 
 	noio_flags = memalloc_noio_save();
 	mutex_lock(&pool->resize_lock);
 	spin_lock_irqsave(&pool->lock, flags);
 	held = subvol_pool_held(pool);
-	blocks = min3(blocks, held > pool->committed ?
-		      held - pool->committed : 0, pool->claimed);
+	needed = subvol_pool_needed(pool);
+	blocks = min3(blocks, held > needed ? held - needed : 0,
+		      pool->claimed);
 	/* Lower the claim first: a new promise must not count on it. */
 	pool->claimed -= blocks;
 	spin_unlock_irqrestore(&pool->lock, flags);
@@ -253,7 +273,8 @@ static void subvol_pool_balance(struct work_struct *work)
 		if (time_before(now, grow_at))
 			later = grow_at - now;
 		else
-			grow = pool->committed + 3 * pool->chunk - held;
+			grow = subvol_pool_needed(pool) + 3 * pool->chunk -
+			       held;
 	} else if (headroom > 3 * pool->chunk) {
 		if (time_before_eq(now, shrink_at))
 			later = shrink_at - now + 1;
@@ -388,7 +409,7 @@ static u64 subvol_pool_cover(struct subvol_pool *pool, bool exact)
 	noio_flags = memalloc_noio_save();
 	mutex_lock(&pool->resize_lock);
 	spin_lock_irqsave(&pool->lock, flags);
-	need = pool->inflight > pool->loose ? pool->inflight - pool->loose : 0;
+	need = subvol_pool_uncovered(pool);
 	if (need) {
 		if (!exact)
 			need = max(need, pool->release_step);
@@ -412,21 +433,25 @@ static u64 subvol_pool_write_need(struct subvol_pool *pool, u64 blocks)
 
 /*
  * A write is about to allocate @blocks on the host for promises that
- * subvol_pool_uncommit() has just given up: make sure loose space is
- * there for them and for the write's transactions, until
- * subvol_pool_used().  Process context.
+ * subvol_pool_uncommit() has just given up: until subvol_pool_used(),
+ * the claim backs them and the write's transactions.  If the host lacks
+ * room beyond the claim and the loose space for all the writes in
+ * flight, and a chunk more for its own writers' reservations, release
+ * loose space for them now.  Process context.
  */
 void subvol_pool_use(struct subvol_pool *pool, u64 blocks)
 {
 	unsigned long flags;
-	bool short_of_loose;
+	u64 inflight, uncovered;
 
 	spin_lock_irqsave(&pool->lock, flags);
 	pool->inflight += subvol_pool_write_need(pool, blocks);
-	short_of_loose = pool->loose < pool->inflight;
+	inflight = pool->inflight;
+	uncovered = subvol_pool_uncovered(pool);
 	spin_unlock_irqrestore(&pool->lock, flags);
 
-	if (short_of_loose)
+	if (uncovered &&
+	    subvol_pool_host_free(pool) < inflight + pool->chunk)
 		subvol_pool_cover(pool, false);
 }
 
