@@ -16,6 +16,7 @@
 
 #include <linux/jiffies.h>
 #include <linux/log2.h>
+#include <linux/sched/signal.h>
 #include <linux/statfs.h>
 
 /*
@@ -171,6 +172,38 @@ static void subvol_provider_release(struct blk_space *provider, u64 blocks)
 	subvol_space_commit_delta(space, -(s64)n, guarantee);
 }
 
+/*
+ * The host is full.  Under no_space:queue, a write that no promise covers
+ * is held until the host grows (an admin, or subvol monitor extending its
+ * LV) or no_space_timeout passes; a space-aware client gets ENOSPC at its
+ * reservation instead, before it writes, so its refill waits the same
+ * way: the client's writer sleeps where it would have failed (a mount's
+ * refill of its reserve pool too).  The claim is tried ten times a
+ * second.  The caller may hold its filesystem's
+ * locks (not its transaction's): only its own writers wait on them, and
+ * nothing the host needs to grow.  A fatal signal or a table that no
+ * longer queues ends the wait.
+ */
+static int subvol_provider_hold(struct subvol_space *space, u64 n)
+{
+	unsigned int timeout = READ_ONCE(space->hold_timeout);
+	unsigned long deadline = jiffies + timeout * HZ;
+
+	if (!timeout)
+		return -ENOSPC;
+	DMWARN_LIMIT("%s: host full: holding the guest's reservation, up to %u s",
+		     dm_device_name(space->md), timeout);
+	while (READ_ONCE(space->hold_timeout) && READ_ONCE(space->guarantee) &&
+	       time_before(jiffies, deadline)) {
+		schedule_timeout_killable(HZ / 10);
+		if (fatal_signal_pending(current))
+			break;
+		if (!subvol_pool_commit(space->pool, n))
+			return 0;
+	}
+	return -ENOSPC;
+}
+
 /* Sleeps: claims host space if the pool has too little. */
 static int subvol_provider_refill(struct blk_space *provider, u64 blocks)
 {
@@ -189,6 +222,8 @@ static int subvol_provider_refill(struct blk_space *provider, u64 blocks)
 		return 0;
 	n -= credit;
 	r = subvol_pool_commit(space->pool, n);
+	if (r)
+		r = subvol_provider_hold(space, n);
 	if (r)
 		return r;
 	spin_lock(&space->lock);

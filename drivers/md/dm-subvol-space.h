@@ -65,7 +65,8 @@ struct subvol_pool {
 	 * by them yet: still ours, as far as claims go, so that balance does
 	 * not take it back.  @inflight is what the writes under way may
 	 * allocate (their blocks and their transactions' reservations),
-	 * which loose space must cover.
+	 * which loose space covers, or else the claim (see
+	 * subvol_pool_use()).
 	 */
 	u64 loose;
 	u64 inflight;
@@ -119,6 +120,11 @@ struct subvol_space {
 	u64 accounting_errors;		/* releases of more than promised */
 	bool attached;			/* a client is attached */
 	unsigned int client_shift;	/* log2(client block / our block) */
+	/*
+	 * Seconds a refill waits for the host to grow: the live table's
+	 * no_space_timeout under no_space:queue, else 0.  Set at resume.
+	 */
+	unsigned int hold_timeout;
 };
 
 /* What a write or discard changed, to undo it if the host call fails. */

@@ -349,6 +349,8 @@ static int subvol_preresume(struct dm_target *ti)
 	/* The constructor switched the guarantee on; off waits for now. */
 	if (!sc->guarantee || !sc->writable)
 		subvol_space_set_guarantee(sc->space, false);
+	WRITE_ONCE(sc->space->hold_timeout,
+		   sc->no_space_queue ? sc->no_space_timeout : 0);
 	return 0;
 }
 

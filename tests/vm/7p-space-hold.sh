@@ -1,0 +1,104 @@
+#!/bin/bash
+# no_space:queue with the space-aware guest (issue 14): the guest reserves
+# before it writes, so at host ENOSPC it is its reservation that waits
+# for the host to grow, as dm-thin's queue_if_no_space holds writes.  A
+# guest writer on a full host sleeps; the host grows (its dm-linear
+# reloaded larger and xfs_growfs, as lvextend --resizefs does); the
+# writer goes on, with no ENOSPC and every byte intact.  If the host does
+# not grow, the writer gets ENOSPC after no_space_timeout, not at once;
+# with no_space:error at once; and a fatal signal ends the wait.
+. /src/tests/lib/vmtest.sh
+. /src/tests/lib/subvol.sh
+
+host_xfs 400
+backing "$HOST/img" 1024
+subvol_create vol "$HOST/img" 1024 no_space:queue no_space_timeout:60
+DEV=/dev/mapper/vol G=/mnt/guest
+mkdir -p $G $HOST/filler
+check "mkfs.xfs" mkfs.xfs -q $DEV
+check "mount" mount $DEV $G
+check_eq "the guest reserves from the device" attached "$(status_field vol $F_CLIENT)"
+dd if=/dev/urandom of=/tmp/source bs=1M count=96 status=none
+
+# fill_host: leave the host about 8 MiB free.
+fill_host() {
+	local free
+	free=$(($(free_bytes $HOST) >> 20))
+	[ "$free" -gt 8 ] && dd if=/dev/zero of=$HOST/filler/f$RANDOM bs=1M count=$((free - 8)) status=none
+	sync
+}
+fill_host
+echo "# host free: $(($(free_bytes $HOST) >> 20)) MiB"
+
+# held_since_mark: the device logged that it holds a reservation.
+held_since_mark() { kmsg_since_mark | grep -q "host full: holding the guest's reservation"; }
+
+kmsg_mark
+start=$EPOCHREALTIME
+dd if=/tmp/source of=$G/a bs=1M conv=fsync status=none 2>/tmp/a.err &
+writer=$!
+for i in $(seq 1 100); do held_since_mark && break; sleep 0.2; done
+check "the writer's reservation is held" held_since_mark
+sleep 2
+check "the writer is still waiting, 2 s later" kill -0 $writer
+# Grow the host by 200 MiB, as lvextend --resizefs would.
+dmsetup suspend hostdev
+dmsetup reload hostdev --table "0 $((600 * SECTORS_PER_MIB)) linear $SCRATCH_DEV 0"
+dmsetup resume hostdev
+check "xfs_growfs the host" xfs_growfs -d $HOST
+wait $writer
+st=$?
+secs=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
+echo "# the writer finished in $secs s: exit $st $(cat /tmp/a.err)"
+check_eq "the writer finished without an error" "0 " "$st $(cat /tmp/a.err)"
+check_eq "its data is there" "$(sha /tmp/source)" "$(sha $G/a)"
+check_eq "no write reached the host uncovered" 0 "$(status_field vol $F_UNCOVERED)"
+
+# The host does not grow: ENOSPC after the timeout, not before.
+fill_host
+dmsetup reload vol --table "0 $((1024 * SECTORS_PER_MIB)) subvol $HOST/img 2 no_space:queue no_space_timeout:8"
+dmsetup resume vol
+start=$EPOCHREALTIME
+dd if=/tmp/source of=$G/b bs=1M conv=fsync status=none 2>/tmp/b.err
+secs=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
+echo "# with no_space_timeout:8 the writer got: $(cat /tmp/b.err) after $secs s"
+check "it got ENOSPC" grep -q "No space left" /tmp/b.err
+check "after the timeout (8 s), not at once" awk -v s="$secs" 'BEGIN { exit !(s >= 7.5) }'
+
+# A fatal signal ends the wait.
+dmsetup reload vol --table "0 $((1024 * SECTORS_PER_MIB)) subvol $HOST/img 2 no_space:queue no_space_timeout:600"
+dmsetup resume vol
+kmsg_mark
+dd if=/tmp/source of=$G/c bs=1M conv=fsync status=none 2>/dev/null &
+writer=$!
+for i in $(seq 1 100); do held_since_mark && break; sleep 0.2; done
+sleep 1
+check "a writer is held again (no_space_timeout:600)" kill -0 $writer
+start=$EPOCHREALTIME
+kill -9 $writer
+wait $writer 2>/dev/null
+secs=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
+echo "# SIGKILL ended the held writer in $secs s"
+check "SIGKILL ends the wait within 5 s" awk -v s="$secs" 'BEGIN { exit !(s < 5) }'
+
+# no_space:error: ENOSPC at once.
+dmsetup reload vol --table "0 $((1024 * SECTORS_PER_MIB)) subvol $HOST/img"
+dmsetup resume vol
+start=$EPOCHREALTIME
+dd if=/tmp/source of=$G/d bs=1M conv=fsync status=none 2>/tmp/d.err
+secs=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
+echo "# with no_space:error: $(cat /tmp/d.err) after $secs s"
+check "no_space:error: ENOSPC" grep -q "No space left" /tmp/d.err
+check "at once (within 5 s)" awk -v s="$secs" 'BEGIN { exit !(s < 5) }'
+
+rm -f $G/b $G/c $G/d
+written=$(stat -c %s $G/a)
+check "umount" umount $G
+no_accounting_errors vol
+check "xfs_repair -n is clean" xfs_repair -n $DEV
+check "mount again" mount $DEV $G
+check_eq "every acknowledged byte is there" "$(sha /tmp/source)" "$(sha $G/a)"
+check_eq "no kernel I/O error or shutdown" "" "$(kernel_errors)"
+check "umount at the end" umount $G
+dmsetup remove vol
+finish
