@@ -5,7 +5,9 @@
 # lvextend --resizefs as many times as needed (and the host XFS with it),
 # every byte reads back (every MiB holds its offset), pool status has what the
 # monitor did.  Without the monitor, on another 600 MiB LV: ENOSPC, and
-# every acknowledged byte reads back.
+# every acknowledged byte reads back.  Then a resize that fails after
+# lvextend grew the LV (fsadm refusing): the next check grows the host
+# XFS to its LV instead of extending the LV again.
 #
 # The guest writes as fast as it can: faster than lvextend grows the host
 # (3-5 s under TCG).  The space-aware XFS reserves before it writes, so
@@ -98,4 +100,33 @@ check_eq "no I/O error, writeback error or shutdown in the kernel log" "" "$(ker
 no_accounting_errors subvol-idle-vol
 guest_checks "without the monitor" $DEV2 $G /tmp/source
 umount $G
+
+# --- a resize that fails after lvextend grew the LV (fsadm) leaves the
+# host filesystem smaller than its LV: the next check grows it to the LV,
+# rather than extending the LV again.
+mkdir -p /tmp/lvm-fsadm
+cat >/tmp/lvm-fsadm/fsadm <<'EOF2'
+#!/bin/sh
+# fsadm that checks but does not resize.
+case " $* " in *" resize "*) echo "fsadm: resize refused by the test" >&2; exit 1 ;; esac
+exec /usr/sbin/fsadm "$@"
+EOF2
+chmod +x /tmp/lvm-fsadm/fsadm
+sed 's|fsadm_executable = .*|fsadm_executable = "/tmp/lvm-fsadm/fsadm"|' /etc/lvm/lvm.conf >/tmp/lvm-fsadm/lvm.conf
+check_eq "lvm.conf in LVM_SYSTEM_DIR names the refusing fsadm" 'fsadm_executable="/tmp/lvm-fsadm/fsadm"' \
+	"$(LVM_SYSTEM_DIR=/tmp/lvm-fsadm lvmconfig global/fsadm_executable 2>/dev/null)"
+check "pool set idle --autoextend-step 512M" subvol pool set --autoextend-step 512M idle
+size0=$(fs_bytes $H2)
+LVM_SYSTEM_DIR=/tmp/lvm-fsadm subvol monitor --once 2>/tmp/monitor3.log
+sed 's/^/# monitor, fsadm failing: /' /tmp/monitor3.log
+check_eq "lvextend grew the LV by 512 MiB" $(((600 + 512) << 20)) "$(lv_bytes $VG/host2)"
+check_eq "but the host filesystem did not grow" "$size0" "$(fs_bytes $H2)"
+check "the monitor logged the failure" grep -q 'pool idle: .*lvextend --resizefs -L +512M vmon/host2 failed' /tmp/monitor3.log
+LVM_SYSTEM_DIR=/tmp/lvm-fsadm subvol monitor --once 2>/tmp/monitor4.log
+sed 's/^/# monitor, next check: /' /tmp/monitor4.log
+check_eq "the next check did not extend the LV again" $(((600 + 512) << 20)) "$(lv_bytes $VG/host2)"
+check "it grew the host filesystem to its LV (less at most its 64 MiB log)" \
+	test "$(fs_bytes $H2)" -ge $(((600 + 512 - 64) << 20))
+check "and logged it" grep -q 'pool idle: grew the host filesystem from .* to its LV vmon/host2 (1.1G), which an earlier resize left larger' /tmp/monitor4.log
+check "the host XFS is clean" sh -c "subvol deactivate idle/vol && umount $H2 && xfs_repair -n /dev/$VG/host2"
 finish

@@ -35,12 +35,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <syslog.h>
 #include <time.h>
 #include <unistd.h>
+#include <xfs/xfs.h>
 
 #define INTERVAL_DEFAULT	10
 #define INTERVAL_MAX		3600
@@ -425,6 +427,41 @@ static bool parse_u64(const char **p, uint64_t *v)
 }
 
 /*
+ * An lvextend --resizefs whose resize failed (fsadm) leaves the host
+ * filesystem smaller than its LV, and extending the LV again would not
+ * help: grow the filesystem to the LV instead, as xfs_growfs does.
+ * Returns true if it grew; false, with nothing done, if the filesystem
+ * already fills its LV (within an extent) or cannot grow.
+ */
+static bool grow_fs_to_lv(struct pool *pool, const char *full, uint64_t lv_size,
+			  uint64_t extent)
+{
+	struct xfs_fsop_geom geo;
+	struct xfs_growfs_data grow;
+	char s_from[32], s_to[32];
+	struct host after;
+
+	if (ioctl(pool->dirfd, XFS_IOC_FSGEOMETRY, &geo) || !geo.blocksize)
+		return false;
+	if (lv_size < (geo.datablocks + 1) * geo.blocksize + extent)
+		return false;
+	grow.newblocks = lv_size / geo.blocksize;
+	grow.imaxpct = geo.imaxpct;
+	format_size(s_from, sizeof(s_from), geo.datablocks * geo.blocksize);
+	format_size(s_to, sizeof(s_to), lv_size);
+	if (ioctl(pool->dirfd, XFS_IOC_FSGROWFSDATA, &grow)) {
+		mlog(LOG_ERR, "pool %s: the host filesystem (%s) is smaller than its LV %s (%s), and cannot grow to it: %s",
+		     pool->meta.name, s_from, full, s_to, strerror(errno));
+		return false;
+	}
+	if (host_figures(pool, &after))
+		return true;
+	mlog(LOG_NOTICE, "pool %s: grew the host filesystem from %s to its LV %s (%s), which an earlier resize left larger; %u%% used",
+	     pool->meta.name, s_from, full, s_to, after.used);
+	return true;
+}
+
+/*
  * lvextend --resizefs the LV under the pool's host by its step, within
  * the VG's free space and the pool's maximum.  *added: the bytes.
  */
@@ -454,6 +491,8 @@ static enum lv_result extend_lv(struct pool *pool, struct mpool *mp, const char 
 			     full, r, err[0] ? err : out[0] ? out : "no output");
 		return LV_FAILED;
 	}
+	if (grow_fs_to_lv(pool, full, lv_size, extent))
+		return LV_EXTENDED;
 	/* A thin LV grows in its thin pool, not in the VG's free space. */
 	thin = !strncmp(p, "thin", 4) && (p[4] == '\0' || p[4] == '\n' || p[4] == ' ');
 	if (a->step_bytes)
