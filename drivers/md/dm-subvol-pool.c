@@ -361,6 +361,32 @@ int subvol_pool_commit(struct subvol_pool *pool, u64 blocks)
 }
 
 /*
+ * Take what the claim can back of @blocks of promise, claiming what the
+ * host has free first, for a promise that waits for the host to grow
+ * (see subvol_provider_hold()): it gathers its blocks as they come, and
+ * the host filling up is what makes a monitor grow it.  Returns the
+ * blocks committed, at most @blocks.  Sleeps.
+ */
+u64 subvol_pool_commit_some(struct subvol_pool *pool, u64 blocks)
+{
+	unsigned long flags;
+	u64 headroom, got;
+
+	might_sleep();
+	WRITE_ONCE(pool->refilled, jiffies);
+	headroom = subvol_pool_headroom(pool);
+	if (headroom < blocks)
+		subvol_pool_grow(pool, blocks - headroom, false);
+	spin_lock_irqsave(&pool->lock, flags);
+	got = min(blocks, subvol_pool_headroom_locked(pool));
+	pool->committed += got;
+	spin_unlock_irqrestore(&pool->lock, flags);
+	if (got)
+		subvol_pool_kick(pool);
+	return got;
+}
+
+/*
  * Count @blocks as committed whatever the claim: for the few blocks a
  * client cannot refuse to take (its free-space btrees' own blocks).  The
  * margin covers them until the claim catches up.

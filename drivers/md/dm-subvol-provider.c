@@ -178,29 +178,38 @@ static void subvol_provider_release(struct blk_space *provider, u64 blocks)
  * LV) or no_space_timeout passes; a space-aware client gets ENOSPC at its
  * reservation instead, before it writes, so its refill waits the same
  * way: the client's writer sleeps where it would have failed (a mount's
- * refill of its reserve pool too).  The claim is tried ten times a
- * second.  The caller may hold its filesystem's
- * locks (not its transaction's): only its own writers wait on them, and
- * nothing the host needs to grow.  A fatal signal or a table that no
- * longer queues ends the wait.
+ * refill of its reserve pool, a large fallocate too).  Ten times a second
+ * it takes what the host has free, until it has all @n blocks: a request
+ * larger than the host's free space fills the host, which is what makes
+ * the monitor grow it, step by step.  The caller may hold its
+ * filesystem's locks (not its transaction's): only its own writers wait
+ * on them, and nothing the host needs to grow.  A fatal signal, or a
+ * table that no longer queues, ends the wait; what was taken goes back.
  */
 static int subvol_provider_hold(struct subvol_space *space, u64 n)
 {
 	unsigned int timeout = READ_ONCE(space->hold_timeout);
 	unsigned long deadline = jiffies + timeout * HZ;
+	u64 got = 0;
 
 	if (!timeout)
 		return -ENOSPC;
 	DMWARN_LIMIT("%s: host full: holding the guest's reservation, up to %u s",
 		     dm_device_name(space->md), timeout);
-	while (READ_ONCE(space->hold_timeout) && READ_ONCE(space->guarantee) &&
-	       time_before(jiffies, deadline)) {
+	for (;;) {
+		got += subvol_pool_commit_some(space->pool, n - got);
+		if (got == n)
+			return 0;
+		if (!READ_ONCE(space->hold_timeout) ||
+		    !READ_ONCE(space->guarantee) ||
+		    !time_before(jiffies, deadline))
+			break;
 		schedule_timeout_killable(HZ / 10);
 		if (fatal_signal_pending(current))
 			break;
-		if (!subvol_pool_commit(space->pool, n))
-			return 0;
 	}
+	if (got)
+		subvol_pool_uncommit(space->pool, got);
 	return -ENOSPC;
 }
 

@@ -143,6 +143,7 @@ void subvol_pool_put(struct subvol_pool *pool);
 void subvol_pool_guaranteed(struct subvol_pool *pool, bool on);
 bool subvol_pool_try_commit(struct subvol_pool *pool, u64 blocks);
 int subvol_pool_commit(struct subvol_pool *pool, u64 blocks);
+u64 subvol_pool_commit_some(struct subvol_pool *pool, u64 blocks);
 void subvol_pool_force_commit(struct subvol_pool *pool, u64 blocks);
 void subvol_pool_uncommit(struct subvol_pool *pool, u64 blocks);
 void subvol_pool_use(struct subvol_pool *pool, u64 blocks);

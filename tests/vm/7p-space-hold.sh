@@ -6,6 +6,8 @@
 # reloaded larger and xfs_growfs, as lvextend --resizefs does); the
 # writer goes on, with no ENOSPC and every byte intact.  If the host does
 # not grow, the writer gets ENOSPC after no_space_timeout, not at once;
+# a request larger than the host's free space takes it as it comes, so a
+# monitor growing the host by steps smaller than the request meets it;
 # with no_space:error at once; and a fatal signal ends the wait.
 . /src/tests/lib/vmtest.sh
 . /src/tests/lib/subvol.sh
@@ -20,9 +22,13 @@ check "mount" mount $DEV $G
 check_eq "the guest reserves from the device" attached "$(status_field vol $F_CLIENT)"
 dd if=/dev/urandom of=/tmp/source bs=1M count=96 status=none
 
-# fill_host: leave the host about 8 MiB free.
+# fill_host: leave the host about 8 MiB free (once the pool has given
+# back, a second after the guest's last reservation, what it no longer
+# needs).
 fill_host() {
 	local free
+	sync
+	sleep 2
 	free=$(($(free_bytes $HOST) >> 20))
 	[ "$free" -gt 8 ] && dd if=/dev/zero of=$HOST/filler/f$RANDOM bs=1M count=$((free - 8)) status=none
 	sync
@@ -53,6 +59,46 @@ echo "# the writer finished in $secs s: exit $st $(cat /tmp/a.err)"
 check_eq "the writer finished without an error" "0 " "$st $(cat /tmp/a.err)"
 check_eq "its data is there" "$(sha /tmp/source)" "$(sha $G/a)"
 check_eq "no write reached the host uncovered" 0 "$(status_field vol $F_UNCOVERED)"
+
+# A reservation larger than the host's free space (a 200 MiB fallocate
+# with 8 MiB free) takes what the host has as it comes, so the host fills
+# up, and a monitor that grows the host by 150 MiB whenever it has less
+# than 50 MiB free (as subvol monitor's threshold and step do) grows it
+# again until the whole request is backed.  Taken whole or not at all, it
+# would wait for a host with 200 MiB free, which such a monitor never
+# makes.
+hostmib=600
+# grow_host MIB: grow the dm-linear under the host and its XFS.
+grow_host() {
+	hostmib=$((hostmib + $1))
+	dmsetup suspend hostdev
+	dmsetup reload hostdev --table "0 $((hostmib * SECTORS_PER_MIB)) linear $SCRATCH_DEV 0"
+	dmsetup resume hostdev
+	xfs_growfs -d $HOST >/dev/null
+}
+dmsetup reload vol --table "0 $((1024 * SECTORS_PER_MIB)) subvol $HOST/img 2 no_space:queue no_space_timeout:40"
+dmsetup resume vol
+fill_host
+kmsg_mark
+start=$EPOCHREALTIME
+fallocate -l 200M $G/pre 2>/tmp/pre.err &
+writer=$!
+grown=0
+while kill -0 $writer 2>/dev/null && [ $grown -lt 4 ]; do
+	if [ $(($(free_bytes $HOST) >> 20)) -lt 50 ] && held_since_mark; then
+		grow_host 150
+		grown=$((grown + 1))
+	fi
+	sleep 0.5
+done
+wait $writer
+st=$?
+secs=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
+echo "# fallocate of 200 MiB: exit $st in $secs s, the host grown $grown times by 150 MiB; $(cat /tmp/pre.err)"
+check_eq "the fallocate succeeded" "0 " "$st $(cat /tmp/pre.err)"
+check "the host was grown twice or more, step by step" test $grown -ge 2
+check "within the timeout" awk -v s="$secs" 'BEGIN { exit !(s < 40) }'
+rm -f $G/pre
 
 # The host does not grow: ENOSPC after the timeout, not before.
 fill_host
