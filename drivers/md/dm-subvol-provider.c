@@ -173,6 +173,18 @@ static void subvol_provider_release(struct blk_space *provider, u64 blocks)
 }
 
 /*
+ * A held reservation fills the host as writes do: check the live table's
+ * low-water mark, which writes check, so that a monitor hears of it.
+ */
+static void subvol_provider_check_low_water(struct subvol_space *space)
+{
+	mutex_lock(&space->live_lock);
+	if (space->live)
+		subvol_check_low_water(space->live);
+	mutex_unlock(&space->live_lock);
+}
+
+/*
  * The host is full.  Under no_space:queue, a write that no promise covers
  * is held until the host grows (an admin, or subvol monitor extending its
  * LV) or no_space_timeout passes; a space-aware client gets ENOSPC at its
@@ -198,6 +210,7 @@ static int subvol_provider_hold(struct subvol_space *space, u64 n)
 		     dm_device_name(space->md), timeout);
 	for (;;) {
 		got += subvol_pool_commit_some(space->pool, n - got);
+		subvol_provider_check_low_water(space);
 		if (got == n)
 			return 0;
 		if (!READ_ONCE(space->hold_timeout) ||

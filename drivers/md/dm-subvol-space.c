@@ -312,6 +312,18 @@ void subvol_space_set_guarantee(struct subvol_space *space, bool on)
 	WARN_ON_ONCE(subvol_space_guarantee(space, on));
 }
 
+/* @sc's table goes live (@on), or is destroyed: see subvol_space.live. */
+void subvol_space_set_live(struct subvol_space *space, struct subvol_c *sc,
+			   bool on)
+{
+	mutex_lock(&space->live_lock);
+	if (on)
+		space->live = sc;
+	else if (space->live == sc)
+		space->live = NULL;
+	mutex_unlock(&space->live_lock);
+}
+
 /*
  * A write of [@block, @block + @nr) is about to go to the host: holes it
  * fills use promises, shared blocks it overwrites use the copy-on-write
@@ -685,6 +697,7 @@ static struct subvol_space *subvol_space_create(struct subvol_c *sc,
 	kref_init(&space->kref);
 	spin_lock_init(&space->lock);
 	mutex_init(&space->serial);
+	mutex_init(&space->live_lock);
 	space->file = get_file(sc->file);
 	space->md = sc->md;
 	space->dev = disk_devt(dm_disk(sc->md));

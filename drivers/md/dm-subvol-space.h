@@ -125,6 +125,13 @@ struct subvol_space {
 	 * no_space_timeout under no_space:queue, else 0.  Set at resume.
 	 */
 	unsigned int hold_timeout;
+	/*
+	 * The live table's target, whose low-water mark a held reservation
+	 * checks: set at resume, cleared by its destructor, both under
+	 * @live_lock, which the check holds.
+	 */
+	struct mutex live_lock;
+	struct subvol_c *live;
 };
 
 /* What a write or discard changed, to undo it if the host call fails. */
@@ -166,6 +173,8 @@ void subvol_space_put(struct subvol_space *space);
 int subvol_space_activate(struct subvol_c *sc);
 int subvol_space_resume(struct subvol_space *space);
 void subvol_space_set_guarantee(struct subvol_space *space, bool on);
+void subvol_space_set_live(struct subvol_space *space, struct subvol_c *sc,
+			   bool on);
 void subvol_space_write_begin(struct subvol_space *space, u64 block, u64 nr,
 			      struct subvol_space_change *change);
 void subvol_space_write_failed(struct subvol_space *space, u64 block, u64 nr,

@@ -195,6 +195,7 @@ static void subvol_dtr(struct dm_target *ti)
 {
 	struct subvol_c *sc = ti->private;
 
+	subvol_space_set_live(sc->space, sc, false);
 	subvol_space_put(sc->space);
 	subvol_io_exit(sc);
 	subvol_backing_close(sc);
@@ -351,6 +352,7 @@ static int subvol_preresume(struct dm_target *ti)
 		subvol_space_set_guarantee(sc->space, false);
 	WRITE_ONCE(sc->space->hold_timeout,
 		   sc->no_space_queue ? sc->no_space_timeout : 0);
+	subvol_space_set_live(sc->space, sc, true);
 	return 0;
 }
 
@@ -381,7 +383,8 @@ static int subvol_space_left(struct subvol_c *sc, u64 *sectors)
 /*
  * Raise the dm event once when the space left drops below the low-water
  * mark; re-arm when it is above again.  Checked at most ten times a second
- * by the writes that fill holes.  Process context.
+ * by the writes that fill holes, and by a held reservation (see
+ * subvol_provider_hold()).  Process context.
  */
 void subvol_check_low_water(struct subvol_c *sc)
 {

@@ -76,9 +76,10 @@ grow_host() {
 	dmsetup resume hostdev
 	xfs_growfs -d $HOST >/dev/null
 }
-dmsetup reload vol --table "0 $((1024 * SECTORS_PER_MIB)) subvol $HOST/img 2 no_space:queue no_space_timeout:40"
+dmsetup reload vol --table "0 $((1024 * SECTORS_PER_MIB)) subvol $HOST/img 3 no_space:queue no_space_timeout:40 low_water:$((100 * SECTORS_PER_MIB))"
 dmsetup resume vol
 fill_host
+events0=$(dmsetup info -c --noheadings -o events vol | tr -d ' ')
 kmsg_mark
 start=$EPOCHREALTIME
 fallocate -l 200M $G/pre 2>/tmp/pre.err &
@@ -98,6 +99,10 @@ echo "# fallocate of 200 MiB: exit $st in $secs s, the host grown $grown times b
 check_eq "the fallocate succeeded" "0 " "$st $(cat /tmp/pre.err)"
 check "the host was grown twice or more, step by step" test $grown -ge 2
 check "within the timeout" awk -v s="$secs" 'BEGIN { exit !(s < 40) }'
+# No guest write filled a hole meanwhile: the hold itself checks the mark.
+check "the held reservation raised the low-water event" \
+	test "$(dmsetup info -c --noheadings -o events vol | tr -d ' ')" -gt "$events0"
+check "and logged it" sh -c "dmesg | sed -n '/$KMSG_MARK/,\$p' | grep -q 'is below the low-water mark'"
 rm -f $G/pre
 
 # The host does not grow: ENOSPC after the timeout, not before.
