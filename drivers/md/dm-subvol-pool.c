@@ -49,6 +49,9 @@ static LIST_HEAD(subvol_pools);
 /* Claims that found the host full are not retried more often. */
 #define SUBVOL_POOL_GROW_BACKOFF	(HZ / 10)
 
+/* The most one fallocate of the reserve file claims. */
+#define SUBVOL_POOL_CLAIM_BYTES		(256U << 20)
+
 /* Loose space is released in steps of this much. */
 #define SUBVOL_POOL_RELEASE_BYTES	(256U << 10)
 
@@ -142,11 +145,13 @@ static void subvol_pool_settle_loose(struct subvol_pool *pool, u64 host_free)
 }
 
 /*
- * Allocate up to @blocks more to the reserve file, a chunk at a time, and
- * only what the host has free; if @all, nothing unless the host has all
- * of it free.  A claim must not fill the host on its way to failing,
- * which would fail other writers meanwhile.  Returns the blocks claimed.
- * Called with resize_lock held.
+ * Allocate up to @blocks more to the reserve file, and only what the host
+ * has free; if @all, nothing unless the host has all of it free.  A claim
+ * must not fill the host on its way to failing, which would fail other
+ * writers meanwhile.  One fallocate does up to SUBVOL_POOL_CLAIM_BYTES:
+ * a large promise (a guest's fallocate) is claimed in a few host
+ * transactions, not one a chunk, and the reserve file's lock is not held
+ * for long.  Returns the blocks claimed.  Called with resize_lock held.
  */
 static u64 subvol_pool_grow_locked(struct subvol_pool *pool, u64 blocks,
 				   bool all)
@@ -166,7 +171,7 @@ static u64 subvol_pool_grow_locked(struct subvol_pool *pool, u64 blocks,
 	blocks = min(blocks, free);
 	while (got < blocks) {
 		loff_t top = subvol_pool_bytes(pool, pool->claimed);
-		u64 step = min(blocks - got, pool->chunk);
+		u64 step = min(blocks - got, pool->claim_step);
 		int r;
 
 		r = vfs_fallocate(pool->reserve, 0, top,
@@ -571,6 +576,7 @@ static struct subvol_pool *subvol_pool_create(struct file *backing,
 	pool->sb = file_inode(backing)->i_sb;
 	pool->block_shift = shift;
 	pool->chunk = SUBVOL_POOL_CHUNK_BYTES >> shift;
+	pool->claim_step = SUBVOL_POOL_CLAIM_BYTES >> shift;
 	pool->release_step = SUBVOL_POOL_RELEASE_BYTES >> shift;
 	pool->write_overhead = SUBVOL_POOL_WRITE_OVERHEAD_BYTES >> shift;
 	spin_lock_init(&pool->lock);

@@ -54,6 +54,7 @@ struct subvol_pool {
 	struct file *reserve;
 	unsigned int block_shift;
 	u64 chunk;			/* SUBVOL_POOL_CHUNK_BYTES in blocks */
+	u64 claim_step;			/* the most one fallocate claims */
 	u64 release_step;		/* loose space is released by this */
 	u64 write_overhead;		/* host blocks a write may reserve */
 
