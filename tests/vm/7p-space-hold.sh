@@ -36,6 +36,16 @@ fill_host() {
 fill_host
 echo "# host free: $(($(free_bytes $HOST) >> 20)) MiB"
 
+# since START: seconds from START ($EPOCHREALTIME) to now.
+since() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }'; }
+# timed_write NAME: write /tmp/source to $G/NAME; its error in
+# /tmp/NAME.err, its seconds in $secs.
+timed_write() {
+	local start=$EPOCHREALTIME
+	dd if=/tmp/source of="$G/$1" bs=1M conv=fsync status=none 2>"/tmp/$1.err"
+	secs=$(since "$start")
+}
+
 # held_since_mark: the device logged that it holds a reservation.
 held_since_mark() { kmsg_since_mark | grep -q "host full: holding the guest's reservation"; }
 
@@ -54,7 +64,7 @@ dmsetup resume hostdev
 check "xfs_growfs the host" xfs_growfs -d $HOST
 wait $writer
 st=$?
-secs=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
+secs=$(since "$start")
 echo "# the writer finished in $secs s: exit $st $(cat /tmp/a.err)"
 check_eq "the writer finished without an error" "0 " "$st $(cat /tmp/a.err)"
 check_eq "its data is there" "$(sha /tmp/source)" "$(sha $G/a)"
@@ -94,7 +104,7 @@ while kill -0 $writer 2>/dev/null && [ $grown -lt 4 ]; do
 done
 wait $writer
 st=$?
-secs=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
+secs=$(since "$start")
 echo "# fallocate of 200 MiB: exit $st in $secs s, the host grown $grown times by 150 MiB; $(cat /tmp/pre.err)"
 check_eq "the fallocate succeeded" "0 " "$st $(cat /tmp/pre.err)"
 check "the host was grown twice or more, step by step" test $grown -ge 2
@@ -109,9 +119,7 @@ rm -f $G/pre
 fill_host
 dmsetup reload vol --table "0 $((1024 * SECTORS_PER_MIB)) subvol $HOST/img 2 no_space:queue no_space_timeout:8"
 dmsetup resume vol
-start=$EPOCHREALTIME
-dd if=/tmp/source of=$G/b bs=1M conv=fsync status=none 2>/tmp/b.err
-secs=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
+timed_write b
 echo "# with no_space_timeout:8 the writer got: $(cat /tmp/b.err) after $secs s"
 check "it got ENOSPC" grep -q "No space left" /tmp/b.err
 check "after the timeout (8 s), not at once" awk -v s="$secs" 'BEGIN { exit !(s >= 7.5) }'
@@ -128,16 +136,14 @@ check "a writer is held again (no_space_timeout:600)" kill -0 $writer
 start=$EPOCHREALTIME
 kill -9 $writer
 wait $writer 2>/dev/null
-secs=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
+secs=$(since "$start")
 echo "# SIGKILL ended the held writer in $secs s"
 check "SIGKILL ends the wait within 5 s" awk -v s="$secs" 'BEGIN { exit !(s < 5) }'
 
 # no_space:error: ENOSPC at once.
 dmsetup reload vol --table "0 $((1024 * SECTORS_PER_MIB)) subvol $HOST/img"
 dmsetup resume vol
-start=$EPOCHREALTIME
-dd if=/tmp/source of=$G/d bs=1M conv=fsync status=none 2>/tmp/d.err
-secs=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
+timed_write d
 echo "# with no_space:error: $(cat /tmp/d.err) after $secs s"
 check "no_space:error: ENOSPC" grep -q "No space left" /tmp/d.err
 check "at once (within 5 s)" awk -v s="$secs" 'BEGIN { exit !(s < 5) }'
