@@ -39,7 +39,8 @@
  * claimed.  Claimed space is allocated to an unlinked file (O_TMPFILE), so
  * the host gets it back by itself if we crash.
  *
- * Locking: @lock protects @claimed, @committed, @loose and @inflight, and
+ * Locking: @lock protects @claimed, @committed, @loose, @inflight and
+ * @room, and
  * is taken inside a volume's lock, with interrupts off: write completions
  * update @loose and @inflight in any context.  @resize_lock serialises
  * changes to the reserve file, and the decisions that lead to them; it is
@@ -71,6 +72,7 @@ struct subvol_pool {
 	 */
 	u64 loose;
 	u64 inflight;
+	u64 room;			/* host room statfs found, less use */
 	unsigned int guaranteed;	/* volumes with the guarantee on */
 	unsigned long grow_failed;	/* jiffies of the last failed claim */
 	unsigned long refilled;		/* jiffies of the last claim on request */
