@@ -47,6 +47,16 @@ module_param(copy_slice_ms, uint, 0644);
 MODULE_PARM_DESC(copy_slice_ms,
 		 "Milliseconds a snapshot copy's clone call aims to take");
 
+/*
+ * A limit on the copy's pace, in MiB of the file per second (0: none),
+ * for hosts whose disks the copy would keep too busy, as md's
+ * speed_limit_max; the writes' own clones are not limited.
+ */
+static unsigned int copy_rate_mib;
+module_param(copy_rate_mib, uint, 0644);
+MODULE_PARM_DESC(copy_rate_mib,
+		 "MiB per second a snapshot copy proceeds at most (0: no limit)");
+
 #define SUBVOL_COPY_ERR(space, fmt, ...) \
 	DMERR("%s: " fmt, dm_device_name((space)->md), ##__VA_ARGS__)
 
@@ -187,11 +197,12 @@ static void subvol_copy_sync(struct subvol_copy *copy)
  */
 static void subvol_copy_work(struct work_struct *work)
 {
-	struct subvol_copy *copy = container_of(work, struct subvol_copy,
-						work);
+	struct subvol_copy *copy = container_of(to_delayed_work(work),
+						struct subvol_copy, work);
 	struct subvol_space *space = copy_space(copy);
 	u64 first, end, limit, hole_end;
-	unsigned int noio_flags;
+	unsigned int noio_flags, rate;
+	unsigned long delay = 0;
 	bool sync = false, failed = false, again = false;
 	loff_t data;
 	ktime_t t0;
@@ -240,6 +251,11 @@ static void subvol_copy_work(struct work_struct *work)
 	}
 	copy->next = limit;
 	again = true;
+	rate = READ_ONCE(copy_rate_mib);
+	if (rate)
+		delay = msecs_to_jiffies(div_u64(((limit - first) <<
+					copy->unit_shift) * MSEC_PER_SEC,
+					(u64)rate << 20));
 
 	/* Aim for copy_slice_ms per call: writes wait for a clone. */
 	ms = ktime_ms_delta(ktime_get(), t0);
@@ -251,7 +267,7 @@ static void subvol_copy_work(struct work_struct *work)
 out:
 	mutex_unlock(&copy->lock);
 	if (again)
-		queue_work(copy->wq, &copy->work);
+		queue_delayed_work(copy->wq, &copy->work, delay);
 	else if (sync)
 		subvol_copy_sync(copy);
 	else if (failed)
@@ -263,7 +279,7 @@ void subvol_copy_init(struct subvol_copy *copy)
 {
 	mutex_init(&copy->control);
 	mutex_init(&copy->lock);
-	INIT_WORK(&copy->work, subvol_copy_work);
+	INIT_DELAYED_WORK(&copy->work, subvol_copy_work);
 	copy->state = SUBVOL_COPY_NONE;
 }
 
@@ -279,7 +295,7 @@ static void subvol_copy_stop(struct subvol_copy *copy)
 	mutex_unlock(&copy->lock);
 
 	/* The worker sees NONE at its next run, or is not queued at all. */
-	cancel_work_sync(&copy->work);
+	cancel_delayed_work_sync(&copy->work);
 	destroy_workqueue(copy->wq);
 	copy->wq = NULL;
 	fput(copy->dest);
@@ -456,7 +472,7 @@ static int subvol_copy_start(struct subvol_c *sc, struct file *file)
 	copy->wq = wq;
 	WRITE_ONCE(copy->state, SUBVOL_COPY_RUNNING);
 	mutex_unlock(&copy->lock);
-	queue_work(wq, &copy->work);
+	queue_delayed_work(wq, &copy->work, 0);
 	mutex_unlock(&copy->control);
 	DMINFO("%s: snapshot copy of %s started: %llu bytes",
 	       dm_device_name(sc->md), sc->path, (unsigned long long)size);

@@ -113,7 +113,7 @@ struct subvol_copy {
 	u64 next;			/* where the worker goes on */
 	unsigned int run;		/* units per clone call: adaptive */
 	struct workqueue_struct *wq;
-	struct work_struct work;
+	struct delayed_work work;
 };
 
 /*
