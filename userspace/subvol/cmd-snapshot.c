@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <syslog.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -499,6 +500,11 @@ static int parse_common(const char *cmd, int argc, char **argv, bool *writable,
 	return 0;
 }
 
+static void log_error(const char *msg)
+{
+	syslog(LOG_ERR, "%s", msg);
+}
+
 /*
  * --no-wait: a child waits for the copy and names the snapshot; the
  * command returns at once.  Returns 1 in the parent, 0 in the child (or
@@ -524,14 +530,20 @@ static int background(struct volume *src, struct volume *dst, bool writable,
 		       dst->name, src->pool->meta.name, src->name, res->frozen * 1000);
 		return 1;
 	}
-	/* The child: no terminal; errors still go to stderr. */
+	/*
+	 * The child: no terminal, and none of the caller's pipes, which a
+	 * shell's $(...) would wait on; failures go to syslog.
+	 */
 	setsid();
 	fd = open("/dev/null", O_RDWR | O_CLOEXEC);
 	if (fd >= 0) {
 		dup2(fd, STDIN_FILENO);
 		dup2(fd, STDOUT_FILENO);
+		dup2(fd, STDERR_FILENO);
 		close(fd);
 	}
+	openlog("subvol", LOG_PID, LOG_USER);
+	errmsg_sink = log_error;
 	return 0;
 }
 
