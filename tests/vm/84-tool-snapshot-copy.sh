@@ -15,7 +15,7 @@ dd if=/dev/urandom of=/tmp/source bs=1M count=4 status=none
 host_xfs
 P=$HOST/pool G=/mnt/guest
 mkdir -p $G /mnt/snap
-ms() { echo $(($(date +%s%N) / 1000000)); }
+ms() { awk '{ print int($1 * 1000) }' /proc/uptime; }
 extents() { xfs_io -r -c 'fiemap' "$1" | grep -vc hole; }
 # frozen OUTPUT: the tool's "suspended for X ms", in whole ms.
 frozen() { sed -n 's/.*suspended for \([0-9]*\)\.[0-9]* ms.*/\1/p' <<<"$1"; }
@@ -81,7 +81,7 @@ writer() {
 	while [ ! -e /tmp/stop ]; do
 		i=$((i + 1))
 		echo $i >>/tmp/started
-		dd if=/tmp/source of=$G/w$i bs=64k conv=fsync status=none || break
+		dd if=/tmp/source of=$G/w/$i bs=64k conv=fsync status=none || break
 		echo $i >>/tmp/done
 	done
 }
@@ -89,6 +89,7 @@ frag_sum=$(sha $G/frag)
 : >/tmp/done
 : >/tmp/started
 rm -f /tmp/stop
+mkdir $G/w
 writer &
 wpid=$!
 sleep 2
@@ -117,15 +118,15 @@ check "activate the snapshot" subvol activate tank/s2
 check "mount it" mount -o ro,nouuid,norecovery /dev/subvol/tank/s2 /mnt/snap
 missing=0
 for i in $(seq 1 "${before:-0}"); do
-	[ "$(sha /mnt/snap/w$i 2>/dev/null)" = "$(sha /tmp/source)" ] || missing=$((missing + 1))
+	[ "$(sha /mnt/snap/w/$i 2>/dev/null)" = "$(sha /tmp/source)" ] || missing=$((missing + 1))
 done
 check_eq "every file made durable before the snapshot is in it, whole" 0 "$missing"
 late=0
 for i in $(seq $((returned + 1)) "$(tail -n 1 /tmp/started)"); do
-	[ -e /mnt/snap/w$i ] && late=$((late + 1))
+	[ -e /mnt/snap/w/$i ] && late=$((late + 1))
 done
 check_eq "no file begun after the command returned is in it" 0 "$late"
-check_eq "every file in it is a prefix of what was written" 0 "$(prefixes_mismatch /mnt/snap /tmp/source)"
+check_eq "every file in it is a prefix of what was written" 0 "$(prefixes_mismatch /mnt/snap/w /tmp/source)"
 check_eq "the file overwritten during the copy is as it was in the snapshot" "$frag_sum" "$(sha /mnt/snap/frag)"
 check "and new in the origin" test "$(sha $G/frag)" != "$frag_sum"
 umount /mnt/snap
@@ -152,7 +153,7 @@ echo "# host free after: $((free1 >> 20)) MiB"
 check "the host has its space back (within 16 MiB)" test "$free1" -gt $((free0 - (16 << 20)))
 check "the origin activates again" subvol activate tank/vm
 check "and mounts" mount /dev/subvol/tank/vm $G
-check "with its files" cmp /tmp/source $G/w1
+check "with its files" cmp /tmp/source $G/w/1
 umount $G
 check "xfs_repair -n of the origin" xfs_repair -n /dev/subvol/tank/vm
 check "deactivate" subvol deactivate tank/vm tank/small
