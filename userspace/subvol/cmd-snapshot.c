@@ -86,24 +86,19 @@ static void on_interrupt(int sig)
 	interrupted = 1;
 }
 
-/*
- * The snapshot copy field of the device's status: "-", "done",
- * "failed:<errno>" or "<copied>/<total>" (sectors).
- */
-static int copy_field(const char *name, char *field, size_t len)
+/* The device's status, parsed; -1 with errno if it cannot be had. */
+static int copy_status(const char *name, struct subvol_status *st)
 {
-	char params[4200], *save = NULL, *tok;
-	int i = 0;
+	char params[4200], err[256];
 
 	if (dm_device_status(name, params, sizeof(params), NULL))
 		return -1;
-	for (tok = strtok_r(params, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
-		if (i++ == DM_SUBVOL_STATUS_SNAPSHOT_COPY) {
-			snprintf(field, len, "%s", tok);
-			return 0;
-		}
-	errno = EPROTO;
-	return -1;
+	if (subvol_status_parse(params, st, err, sizeof(err)) || !st->has_snapshot_copy) {
+		trace("status of %s: %s", name, st->has_snapshot_copy ? err : "no snapshot copy field");
+		errno = EPROTO;
+		return -1;
+	}
+	return 0;
 }
 
 /*
@@ -191,8 +186,8 @@ int volume_clone_wait(struct volume *src, struct clone_result *res, bool show)
 	struct sigaction sa = { .sa_handler = on_interrupt }, old[3];
 	static const int sigs[3] = { SIGINT, SIGTERM, SIGHUP };
 	bool tty = show && isatty(STDERR_FILENO), shown = false;
-	unsigned long long done, total;
-	char field[64], what[300];
+	struct subvol_status st;
+	char what[300];
 	int r = -1, i;
 
 	if (!res->copying)
@@ -209,30 +204,28 @@ int volume_clone_wait(struct volume *src, struct clone_result *res, bool show)
 			errmsg("volume %s/%s: interrupted: snapshot copy cancelled", pn, src->name);
 			break;
 		}
-		if (copy_field(name, field, sizeof(field))) {
+		if (copy_status(name, &st)) {
 			errmsg("volume %s/%s: its device %s went away during the snapshot copy: no snapshot (%s)",
 			       pn, src->name, name, dm_last_error()[0] ? dm_last_error() : strerror(errno));
 			res->copying = false;
 			break;
 		}
-		if (!strcmp(field, DM_SUBVOL_SNAPSHOT_COPY_DONE)) {
+		if (st.copy == SUBVOL_COPY_DONE) {
 			r = 0;
 			break;
 		}
-		if (!strncmp(field, DM_SUBVOL_SNAPSHOT_COPY_FAILED ":", 7)) {
+		if (st.copy == SUBVOL_COPY_FAILED) {
 			errmsg("volume %s/%s: the snapshot copy failed: %s (dmesg says why)", pn,
-			       src->name, strerror(atoi(field + 7)));
+			       src->name, strerror(st.copy_errno));
 			break;
 		}
-		if (!strcmp(field, DM_SUBVOL_SNAPSHOT_COPY_NONE)) {
+		if (st.copy == SUBVOL_COPY_NONE) {
 			errmsg("volume %s/%s: the snapshot copy was cancelled", pn, src->name);
 			res->copying = false;
 			break;
 		}
-		if (sscanf(field, "%llu/%llu", &done, &total) == 2) {
-			progress(tty, what, done, total);
-			shown = tty;
-		}
+		progress(tty, what, st.copy_copied_sectors, st.copy_total_sectors);
+		shown = tty;
 		usleep(100000);
 	}
 	if (shown) {
