@@ -22,11 +22,11 @@ frozen() { sed -n 's/.*suspended for \([0-9]*\)\.[0-9]* ms.*/\1/p' <<<"$1"; }
 # wait_gone PATTERN: until no process matches (a background copy), 600 s.
 wait_gone() {
 	local i=0
-	while pgrep -f "$1" >/dev/null && [ $i -lt 3000 ]; do
+	while running "$1" && [ $i -lt 3000 ]; do
 		sleep 0.2
 		i=$((i + 1))
 	done
-	! pgrep -f "$1" >/dev/null
+	! running "$1"
 }
 # wait_file FILE: until it exists, 600 s.
 wait_file() {
@@ -107,6 +107,7 @@ check "overwrite a file during the copy" dd if=/dev/urandom of=$G/frag bs=1M cou
 o=$(subvol snapshot tank/vm s3 2>&1)
 check "a second snapshot is refused while one copies" grep -q "still being copied" <<<"$o"
 check_fails "it left no image" test -e $P/s3.img
+check "the copy runs in a background process" running "snapshot --no-wait tank/vm s2"
 check "the snapshot appears when complete" wait_file $P/s2.img
 check "the background process ends" wait_gone "snapshot --no-wait tank/vm"
 touch /tmp/stop
@@ -140,6 +141,7 @@ check "activate vm" subvol activate tank/vm
 mount /dev/subvol/tank/vm $G
 o=$(subvol snapshot --no-wait tank/vm s4 2>&1)
 check "snapshot --no-wait" grep -q "copying in the background" <<<"$o"
+check "the copy runs in a background process" running "snapshot --no-wait tank/vm s4"
 # The copy holds the old data of what is overwritten now: 96 MiB.
 dd if=/dev/urandom of=$G/frag bs=1M count=96 conv=notrunc,fsync status=none
 echo "# host free: $((free0 >> 20)) MiB inactive before, $(($(free_bytes $HOST) >> 20)) MiB during the copy"
