@@ -364,6 +364,10 @@ static struct file *subvol_copy_get_file(struct subvol_c *sc, const char *arg)
 	} else if (inode == backing) {
 		SUBVOL_MSG_ERR(sc, "%s: file descriptor %u is the backing file itself",
 			       msg, fd);
+	} else if (subvol_backing_in_use(inode)) {
+		SUBVOL_MSG_ERR(sc, "%s: file descriptor %u is the backing file of a subvol device",
+			       msg, fd);
+		r = -EBUSY;
 	} else if (!(file->f_mode & FMODE_WRITE) ||
 		   (file->f_flags & O_APPEND)) {
 		SUBVOL_MSG_ERR(sc, "%s: file descriptor %u is not open for writing",

@@ -65,6 +65,12 @@ check_fails "a file open read-only refused" sh -c "exec 7<$HOST/dst; dmsetup mes
 check "the log says it is not open for writing" log_has "snapshot_begin: file descriptor 7 is not open for writing"
 check_fails "the backing file itself refused" begin $HOST/img
 check "the log says so" log_has "snapshot_begin: file descriptor 7 is the backing file itself"
+truncate -s 256M $HOST/other.img
+subvol_create other "$HOST/other.img" 256
+check_fails "another device's backing file refused" begin $HOST/other.img
+check "the log says it is in use" log_has "snapshot_begin: file descriptor 7 is the backing file of a subvol device"
+dmsetup remove other
+rm $HOST/other.img
 truncate -s 1M $HOST/small
 check_fails "a smaller file refused" begin $HOST/small
 check "the log says it is smaller" log_has "snapshot_begin: file descriptor 7 is smaller than $HOST/img"
