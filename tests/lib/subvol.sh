@@ -189,7 +189,7 @@ running() {
 	local f
 	for f in /proc/[0-9]*/cmdline; do
 		[ "$f" = /proc/$$/cmdline ] && continue
-		tr '\0' ' ' <"$f" 2>/dev/null | grep -qF -- "$1" && return 0
+		{ tr '\0' ' ' <"$f"; } 2>/dev/null | grep -qF -- "$1" && return 0
 	done
 	return 1
 }
