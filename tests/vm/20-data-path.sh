@@ -43,7 +43,7 @@ check_eq "device content after re-create" "$sum_before" "$(sha $DEV)"
 
 # Status: <format> <mode> <block> <virtual> <backed> <host_free>.
 sync
-check_eq "status field count" 18 "$(dmsetup status vol | awk '{ print NF - 3 }')"
+check_eq "status field count" 19 "$(dmsetup status vol | awk '{ print NF - 3 }')"
 check_eq "status format" 1 "$(status_field vol 0)"
 check_eq "status mode" rw "$(status_field vol 1)"
 check_eq "status block sectors" 8 "$(status_field vol 2)"
