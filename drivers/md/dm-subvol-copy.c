@@ -32,11 +32,21 @@
 #include <linux/slab.h>
 #include <uapi/linux/dm-subvol.h>
 
-/* A unit of the copy: 1 MiB of the file, one bit of @done. */
-#define SUBVOL_COPY_UNIT_SHIFT	20
+/*
+ * A unit of the copy: 256 KiB of the file, one bit of @done (8 MiB of
+ * bitmap for 16 TiB).  A clone's cost grows with the extents it covers,
+ * and a write waits for the clone in progress, if any, and for its own:
+ * a unit has at most 64 extents of 4 KiB.
+ */
+#define SUBVOL_COPY_UNIT_SHIFT	18
 
-/* The worker's clone calls grow up to this many units. */
-#define SUBVOL_COPY_MAX_RUN	64
+/*
+ * The worker's clone calls grow up to this many units (4 MiB) while they
+ * are fast, one unit at a time, and halve when one is slow.  Runs are
+ * short because the next range may hold far more extents than the last:
+ * the extent map is not at hand in a worker (FIEMAP needs a user buffer).
+ */
+#define SUBVOL_COPY_MAX_RUN	16
 
 /*
  * A clone holds the backing file's locks, and every write to the file
@@ -263,7 +273,7 @@ static void subvol_copy_work(struct work_struct *work)
 		copy->run /= 2;
 	else if (ms < READ_ONCE(copy_slice_ms) / 2 &&
 		 copy->run < SUBVOL_COPY_MAX_RUN)
-		copy->run *= 2;
+		copy->run++;
 out:
 	mutex_unlock(&copy->lock);
 	if (again)
