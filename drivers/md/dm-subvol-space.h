@@ -83,8 +83,9 @@ struct subvol_pool {
  * suspend, cloned into another file by a worker after the resume, each
  * unit of the file cloned before any write changes it.
  *
- * Locking: @control serialises the messages that start and stop a copy
- * and its teardown, and nests outside @lock.  @lock protects @done,
+ * Locking: @control serialises the messages that start and stop a copy,
+ * its teardown and "rescan_sharing", and nests outside @lock and the
+ * space's @serial.  @lock protects @done,
  * @next, @run and the changes of @state, and is held across every clone
  * into @dest, so that a unit is cloned once, before any write to it.
  * @state, @nr_done and @error are also read without it, by the status

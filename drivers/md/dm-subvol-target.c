@@ -613,13 +613,19 @@ static int subvol_message(struct dm_target *ti, unsigned int argc,
 					DM_SUBVOL_MSG_SNAPSHOT_CANCEL));
 
 	if (argc == 1 && !strcasecmp(argv[0], DM_SUBVOL_MSG_RESCAN_SHARING)) {
-		/* Not-yet-cloned blocks must stay counted as shared. */
+		/*
+		 * Blocks not yet cloned must stay counted as shared: no
+		 * rescan while a copy is held, nor a copy begun meanwhile.
+		 */
+		mutex_lock(&sc->space->copy.control);
 		if (subvol_copy_busy(sc->space)) {
+			mutex_unlock(&sc->space->copy.control);
 			SUBVOL_MSG_ERR(sc, "%s: a snapshot copy is held: end or cancel it first",
 				       argv[0]);
 			return -EBUSY;
 		}
 		r = subvol_space_rescan_sharing(sc->space);
+		mutex_unlock(&sc->space->copy.control);
 		if (r == -ENOSPC)
 			SUBVOL_MSG_ERR(sc, "%s: no host space to back newly shared blocks of %s",
 				       argv[0], sc->path);
