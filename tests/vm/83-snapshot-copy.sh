@@ -103,6 +103,7 @@ rm -f $HOST/dst $HOST/dst2 $HOST/small /tmp/other
 # --- the point in time: writes, discards and write-zeroes racing the copy
 sum=$(sha $DEV)
 sum60=$(dd if=$DEV bs=1M skip=60 count=2 iflag=direct status=none | sha256sum | cut -d' ' -f1)
+events() { dmsetup info vol | awk '/^Event number:/ { print $3 }'; }
 truncate -s 256M $HOST/dst
 dmsetup suspend vol
 t0=$(awk '{ print int($1 * 1000) }' /proc/uptime)
@@ -123,8 +124,10 @@ check "reload the same table during the copy" sh -c "dmsetup load vol --table '$
 xfs_io -d -c "pwrite -q -S 0xa5 -b 64k 62m 1m" $DEV
 during=$(copy)
 echo "# copy after the writes: $during"
+ev=$(events)
 check "the writes raced the copy (it was still running)" test "${during#*/}" != "$during"
 check_eq "the copy completes" done "$(wait_copy)"
+check "with a dm event" test "$(events)" -gt "$ev"
 check "snapshot_end" dmsetup message vol 0 snapshot_end
 check_eq "no copy held after snapshot_end" "-" "$(copy)"
 check_eq "the copy is the device at the suspend" "$sum" "$(sha $HOST/dst)"
@@ -139,8 +142,23 @@ check "and holds its old data in the copy" test "$(dd if=$HOST/dst bs=1M skip=40
 check "the copy shares blocks with the image" test "$(host_shared_sectors $HOST/dst)" -gt 0
 check "the kernel log says the copy completed" sh -c "dmesg | grep -q '$NR: snapshot copy of img complete'"
 
-# --- a copy the device's removal cancels: the file is let go
+# --- a copy that a table on another target cancels
 rm -f $HOST/dst
+truncate -s 256M $HOST/dst3
+dmsetup suspend vol
+check "snapshot_begin" begin $HOST/dst3
+dmsetup resume vol
+check "replace the table by an error target during the copy" \
+	sh -c "dmsetup load vol --table '0 $((256 * SECTORS_PER_MIB)) error' && dmsetup resume vol"
+check_eq "the kernel log says the copy was cancelled" 1 \
+	"$(kmsg_since_mark | grep -c "$NR: snapshot copy of img cancelled: the device is going away")"
+check "load the subvol table again" \
+	sh -c "dmsetup load vol --table '$table' && dmsetup resume vol"
+check_eq "with no copy" "-" "$(copy)"
+rm -f $HOST/dst3
+kmsg_mark
+
+# --- a copy the device's removal cancels: the file is let go
 truncate -s 256M $HOST/dst2
 dmsetup suspend vol
 check "snapshot_begin" begin $HOST/dst2
