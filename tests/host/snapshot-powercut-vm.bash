@@ -1,5 +1,5 @@
 # In-VM half of tests/host/snapshot-powercut.sh.
-#   write: a pool on the scratch disk's XFS, a volume with a 128 MiB file;
+#   write: a pool on the scratch disk's XFS, a volume with two 128 MiB files;
 #          print the host's free space with the volume inactive; then
 #          snapshot --no-wait with the copy slowed, overwrite the file
 #          (the copy then holds its old data alone), fsync, cut the power.
@@ -22,13 +22,15 @@ write)
 	subvol create --size 512M --mkfs tank/vm
 	mount /dev/subvol/tank/vm $G
 	dd if=/dev/urandom of=$G/data bs=1M count=128 conv=fsync status=none
+	# Not overwritten: the copy's worker clones it, slowly.
+	dd if=/dev/urandom of=$G/keep bs=1M count=128 conv=fsync status=none
 	umount $G
 	subvol deactivate tank/vm
 	sync
 	echo "FREE $(free_bytes $HOST)"
 	subvol activate tank/vm
 	mount /dev/subvol/tank/vm $G
-	echo 8 >/sys/module/dm_subvol/parameters/copy_rate_mib
+	echo 4 >/sys/module/dm_subvol/parameters/copy_rate_mib
 	subvol snapshot --no-wait tank/vm s1 | sed 's/^/# /'
 	dd if=/dev/urandom of=$G/data bs=1M count=128 conv=notrunc,fsync status=none
 	echo "SUM $(sha $G/data)"
