@@ -65,6 +65,23 @@ static bool subvol_file_on_own_device(struct subvol_c *sc, struct file *file)
 	return false;
 }
 
+/* Is @inode the backing file of any subvol target?  Sleeps. */
+bool subvol_backing_in_use(struct inode *inode)
+{
+	struct subvol_c *other;
+	bool found = false;
+
+	mutex_lock(&subvol_in_use_lock);
+	list_for_each_entry(other, &subvol_in_use, in_use) {
+		if (file_inode(other->file) == inode) {
+			found = true;
+			break;
+		}
+	}
+	mutex_unlock(&subvol_in_use_lock);
+	return found;
+}
+
 /*
  * Is @inode the backing file of a target of another device, or of another
  * target in @sc's own table?

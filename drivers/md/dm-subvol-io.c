@@ -221,6 +221,9 @@ static void subvol_write(struct subvol_io *io, struct bio *bio)
 			return;
 		}
 	}
+	/* A snapshot being copied gets the range first, as it was. */
+	subvol_copy_before_write(sc->space, subvol_bio_pos(sc, bio),
+				 bio->bi_iter.bi_size);
 	subvol_space_write_begin(sc->space, subvol_bio_block(sc, bio),
 				 subvol_bio_blocks(sc, bio), &io->change);
 	if (io->change.holes)
@@ -386,6 +389,9 @@ static void subvol_fallocate(struct subvol_io *io, struct bio *bio, int mode)
 	u64 block = subvol_bio_block(sc, bio);
 	u64 nr = subvol_bio_blocks(sc, bio);
 	int r;
+
+	subvol_copy_before_write(sc->space, subvol_bio_pos(sc, bio),
+				 bio->bi_iter.bi_size);
 
 	/* Zeroing without unmapping allocates, as a write does. */
 	if (mode == FALLOC_FL_ZERO_RANGE)

@@ -186,6 +186,7 @@ static u64 subvol_pool_grow_locked(struct subvol_pool *pool, u64 blocks,
 		}
 		spin_lock_irqsave(&pool->lock, flags);
 		pool->claimed += step;
+		pool->room -= min(pool->room, step);
 		spin_unlock_irqrestore(&pool->lock, flags);
 		got += step;
 	}
@@ -299,6 +300,12 @@ static void subvol_pool_balance(struct work_struct *work)
 static void subvol_pool_kick(struct subvol_pool *pool)
 {
 	mod_delayed_work(system_unbound_wq, &pool->balance, 0);
+}
+
+/* Balance soon, but not sooner than it has planned: a shrink can wait. */
+static void subvol_pool_nudge(struct subvol_pool *pool)
+{
+	queue_delayed_work(system_unbound_wq, &pool->balance, 0);
 }
 
 /* Count volumes whose promises the pool backs; without any it holds none. */
@@ -419,7 +426,7 @@ void subvol_pool_uncommit(struct subvol_pool *pool, u64 blocks)
 	spin_unlock_irqrestore(&pool->lock, flags);
 
 	if (headroom > 3 * pool->chunk)
-		subvol_pool_kick(pool);
+		subvol_pool_nudge(pool);
 }
 
 /*
@@ -468,22 +475,39 @@ static u64 subvol_pool_write_need(struct subvol_pool *pool, u64 blocks)
  * the claim backs them and the write's transactions.  If the host lacks
  * room beyond the claim and the loose space for all the writes in
  * flight, and a chunk more for its own writers' reservations, release
- * loose space for them now.  Process context.
+ * loose space for them now.  The room statfs found is counted down by
+ * the writes that take it (@room), so that statfs is asked again only
+ * when it is used up, not for every write; a writer outside the pool
+ * taking it first only makes our write fail with ENOSPC and go through
+ * subvol_pool_lost(), as it would between statfs and the write.
+ * Process context.
  */
 void subvol_pool_use(struct subvol_pool *pool, u64 blocks)
 {
+	u64 need = subvol_pool_write_need(pool, blocks);
+	u64 inflight, uncovered, free;
 	unsigned long flags;
-	u64 inflight, uncovered;
 
 	spin_lock_irqsave(&pool->lock, flags);
-	pool->inflight += subvol_pool_write_need(pool, blocks);
+	pool->inflight += need;
 	inflight = pool->inflight;
 	uncovered = subvol_pool_uncovered(pool);
+	if (uncovered && pool->room >= need) {
+		pool->room -= need;
+		uncovered = 0;
+	}
 	spin_unlock_irqrestore(&pool->lock, flags);
+	if (!uncovered)
+		return;
 
-	if (uncovered &&
-	    subvol_pool_host_free(pool) < inflight + pool->chunk)
+	free = subvol_pool_host_free(pool);
+	if (free < inflight + pool->chunk) {
 		subvol_pool_cover(pool, false);
+		return;
+	}
+	spin_lock_irqsave(&pool->lock, flags);
+	pool->room = free - inflight - pool->chunk;
+	spin_unlock_irqrestore(&pool->lock, flags);
 }
 
 /*
@@ -532,6 +556,7 @@ void subvol_pool_lost(struct subvol_pool *pool)
 
 	spin_lock_irqsave(&pool->lock, flags);
 	subvol_pool_settle_loose(pool, host_free);
+	pool->room = 0;
 	spin_unlock_irqrestore(&pool->lock, flags);
 	subvol_pool_cover(pool, true);
 	subvol_pool_kick(pool);

@@ -698,6 +698,7 @@ static struct subvol_space *subvol_space_create(struct subvol_c *sc,
 	spin_lock_init(&space->lock);
 	mutex_init(&space->serial);
 	mutex_init(&space->live_lock);
+	subvol_copy_init(&space->copy);
 	space->file = get_file(sc->file);
 	space->md = sc->md;
 	space->dev = disk_devt(dm_disk(sc->md));
@@ -892,6 +893,9 @@ static void subvol_space_release(struct kref *kref)
 	list_del(&space->list);
 	if (space->registered)
 		blk_space_unregister(&space->provider);
+
+	/* The device is gone: a snapshot copy of it never completes. */
+	subvol_copy_exit(space);
 
 	/* The next activation starts from what is shared now. */
 	r = subvol_record_write(space, false);

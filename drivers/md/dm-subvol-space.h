@@ -39,7 +39,8 @@
  * claimed.  Claimed space is allocated to an unlinked file (O_TMPFILE), so
  * the host gets it back by itself if we crash.
  *
- * Locking: @lock protects @claimed, @committed, @loose and @inflight, and
+ * Locking: @lock protects @claimed, @committed, @loose, @inflight and
+ * @room, and
  * is taken inside a volume's lock, with interrupts off: write completions
  * update @loose and @inflight in any context.  @resize_lock serialises
  * changes to the reserve file, and the decisions that lead to them; it is
@@ -71,12 +72,52 @@ struct subvol_pool {
 	 */
 	u64 loose;
 	u64 inflight;
+	u64 room;			/* host room statfs found, less use */
 	unsigned int guaranteed;	/* volumes with the guarantee on */
 	unsigned long grow_failed;	/* jiffies of the last failed claim */
 	unsigned long refilled;		/* jiffies of the last claim on request */
 
 	struct mutex resize_lock;	/* changes of the reserve file */
 	struct delayed_work balance;
+};
+
+/*
+ * A snapshot copy (dm-subvol-copy.c): the backing file as it was at a
+ * suspend, cloned into another file by a worker after the resume, each
+ * unit of the file cloned before any write changes it.
+ *
+ * Locking: @control serialises the messages that start and stop a copy,
+ * its teardown and "rescan_sharing", and nests outside @lock and the
+ * space's @serial.  @lock protects @done,
+ * @next, @run and the changes of @state, and is held across every clone
+ * into @dest, so that a unit is cloned once, before any write to it.
+ * @state, @nr_done and @error are also read without it, by the status
+ * line and by the data path's check for a copy (which takes @lock when
+ * it sees one running).  Process context only.
+ */
+enum subvol_copy_state {
+	SUBVOL_COPY_NONE,	/* no copy, no file held */
+	SUBVOL_COPY_RUNNING,	/* units left to clone */
+	SUBVOL_COPY_SYNCING,	/* all cloned, syncing @dest */
+	SUBVOL_COPY_DONE,	/* complete and durable, @dest still held */
+	SUBVOL_COPY_FAILED,	/* a clone or the sync failed with @error */
+};
+
+struct subvol_copy {
+	struct mutex control;		/* see above */
+	struct mutex lock;		/* see above */
+	enum subvol_copy_state state;
+	int error;
+	struct file *dest;		/* the snapshot's file, fget() */
+	loff_t size;			/* bytes to copy: the file at the suspend */
+	unsigned int unit_shift;	/* log2 bytes of one unit */
+	u64 nr_units;
+	unsigned long *done;		/* units cloned (or found holes) */
+	u64 nr_done;
+	u64 next;			/* where the worker goes on */
+	unsigned int run;		/* units per clone call: adaptive */
+	struct workqueue_struct *wq;
+	struct delayed_work work;
 };
 
 /*
@@ -133,6 +174,9 @@ struct subvol_space {
 	 */
 	struct mutex live_lock;
 	struct subvol_c *live;
+
+	/* A snapshot copy: a reload of the same file carries it on. */
+	struct subvol_copy copy;
 };
 
 /* What a write or discard changed, to undo it if the host call fails. */
@@ -187,6 +231,17 @@ int subvol_space_rescan_sharing(struct subvol_space *space);
 int subvol_space_user_reserve(struct subvol_space *space, u64 blocks);
 u64 subvol_space_promised(struct subvol_space *space);
 void subvol_space_user_release(struct subvol_space *space, u64 blocks);
+
+/* dm-subvol-copy.c */
+void subvol_copy_init(struct subvol_copy *copy);
+void subvol_copy_exit(struct subvol_space *space);
+int subvol_copy_begin(struct subvol_c *sc, const char *arg);
+int subvol_copy_end(struct subvol_c *sc, bool cancel);
+void subvol_copy_before_write(struct subvol_space *space, loff_t pos,
+			      loff_t len);
+void subvol_copy_status(struct subvol_space *space, char *result,
+			unsigned int maxlen, unsigned int *szp);
+bool subvol_copy_busy(struct subvol_space *space);
 
 /*
  * Inside the space code: dm-subvol-space.c's helpers, the sharing record

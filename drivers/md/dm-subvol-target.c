@@ -459,6 +459,8 @@ static void subvol_status_info(struct subvol_c *sc, char *result,
 	       test_bit(0, &sc->low_water_hit) ? DM_SUBVOL_LOW_WATER_HIT :
 						 DM_SUBVOL_LOW_WATER_OK,
 	       (unsigned long long)accounting_errors);
+	DMEMIT(" ");
+	subvol_copy_status(space, result, maxlen, &sz);
 }
 
 /* The features of the table line, as the constructor parsed them. */
@@ -601,8 +603,29 @@ static int subvol_message(struct dm_target *ti, unsigned int argc,
 		return r;
 	}
 
+	if (argc == 2 &&
+	    !strcasecmp(argv[0], DM_SUBVOL_MSG_SNAPSHOT_BEGIN))
+		return subvol_copy_begin(sc, argv[1]);
+
+	if (argc == 1 && (!strcasecmp(argv[0], DM_SUBVOL_MSG_SNAPSHOT_END) ||
+			  !strcasecmp(argv[0], DM_SUBVOL_MSG_SNAPSHOT_CANCEL)))
+		return subvol_copy_end(sc, !strcasecmp(argv[0],
+					DM_SUBVOL_MSG_SNAPSHOT_CANCEL));
+
 	if (argc == 1 && !strcasecmp(argv[0], DM_SUBVOL_MSG_RESCAN_SHARING)) {
+		/*
+		 * Blocks not yet cloned must stay counted as shared: no
+		 * rescan while a copy is held, nor a copy begun meanwhile.
+		 */
+		mutex_lock(&sc->space->copy.control);
+		if (subvol_copy_busy(sc->space)) {
+			mutex_unlock(&sc->space->copy.control);
+			SUBVOL_MSG_ERR(sc, "%s: a snapshot copy is held: end or cancel it first",
+				       argv[0]);
+			return -EBUSY;
+		}
 		r = subvol_space_rescan_sharing(sc->space);
+		mutex_unlock(&sc->space->copy.control);
 		if (r == -ENOSPC)
 			SUBVOL_MSG_ERR(sc, "%s: no host space to back newly shared blocks of %s",
 				       argv[0], sc->path);

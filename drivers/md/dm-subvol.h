@@ -111,6 +111,7 @@ int subvol_backing_guarantee_check(struct subvol_c *sc, char **error);
 void subvol_backing_recheck_hints(struct subvol_c *sc);
 int subvol_backing_allocated(struct subvol_c *sc, u64 *sectors);
 int subvol_backing_host_free(struct subvol_c *sc, u64 *sectors);
+bool subvol_backing_in_use(struct inode *inode);
 
 /* dm-subvol-target.c */
 void subvol_check_low_water(struct subvol_c *sc);

@@ -182,3 +182,14 @@ nonzero_bytes() {
 kernel_errors() {
 	kmsg_since_mark | grep -aiE 'I/O error|writeback error|shut ?down|corrupt|log I/O|Buffer I/O|failed on /mnt|lost async page write' || true
 }
+
+# running TEXT: a process runs whose command line holds TEXT (the VM has
+# no pgrep).
+running() {
+	local f
+	for f in /proc/[0-9]*/cmdline; do
+		[ "$f" = /proc/$$/cmdline ] && continue
+		{ tr '\0' ' ' <"$f"; } 2>/dev/null | grep -qF -- "$1" && return 0
+	done
+	return 1
+}

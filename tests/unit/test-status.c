@@ -51,8 +51,30 @@ static void test_status(void)
 	      subvol_status_parse("1 ro 8 16 8 4 none error 0 0 0 0 0 0 0 none ok", &st, err,
 				  sizeof(err)) == 0 &&
 	      !st.guarantee && !st.no_space_queue && !st.client_attached && !st.low_water_hit);
+	CHECK("status: a 1.2.0 line has no snapshot copy field",
+	      !st.has_snapshot_copy && st.copy == SUBVOL_COPY_NONE);
+	CHECK("status: a 1.4.0 line without a copy",
+	      subvol_status_parse("1 rw 8 16 8 4 full error 0 0 0 0 0 0 0 none ok 0 -",
+				  &st, err, sizeof(err)) == 0 &&
+	      st.has_snapshot_copy && st.copy == SUBVOL_COPY_NONE);
+	CHECK("status: a copy under way",
+	      subvol_status_parse("1 rw 8 16 8 4 full error 0 0 0 0 0 0 0 none ok 0 2048/524288",
+				  &st, err, sizeof(err)) == 0 &&
+	      st.copy == SUBVOL_COPY_RUNNING && st.copy_copied_sectors == 2048 &&
+	      st.copy_total_sectors == 524288);
+	CHECK("status: a copy done",
+	      subvol_status_parse("1 rw 8 16 8 4 full error 0 0 0 0 0 0 0 none ok 0 done",
+				  &st, err, sizeof(err)) == 0 && st.copy == SUBVOL_COPY_DONE);
+	CHECK("status: a copy failed, with its errno",
+	      subvol_status_parse("1 rw 8 16 8 4 full error 0 0 0 0 0 0 0 none ok 0 failed:28",
+				  &st, err, sizeof(err)) == 0 &&
+	      st.copy == SUBVOL_COPY_FAILED && st.copy_errno == 28);
+	CHECK("status: a copy field not understood refused",
+	      subvol_status_parse("1 rw 8 16 8 4 full error 0 0 0 0 0 0 0 none ok 0 12/x",
+				  &st, err, sizeof(err)) == -1 &&
+	      strstr(err, "snapshot copy \"12/x\""));
 	CHECK("status: fields appended later are ignored",
-	      subvol_status_parse("1 rw 8 16 8 4 full error 0 0 0 0 0 0 0 none ok 99 extra more",
+	      subvol_status_parse("1 rw 8 16 8 4 full error 0 0 0 0 0 0 0 none ok 99 - extra more",
 				  &st, err, sizeof(err)) == 0 &&
 	      st.host_free_sectors == 4 && st.has_space);
 	CHECK("status: part of the space fields refused",

@@ -43,7 +43,7 @@ check_eq "device content after re-create" "$sum_before" "$(sha $DEV)"
 
 # Status: <format> <mode> <block> <virtual> <backed> <host_free>.
 sync
-check_eq "status field count" 18 "$(dmsetup status vol | awk '{ print NF - 3 }')"
+check_eq "status field count" 19 "$(dmsetup status vol | awk '{ print NF - 3 }')"
 check_eq "status format" 1 "$(status_field vol 0)"
 check_eq "status mode" rw "$(status_field vol 1)"
 check_eq "status block sectors" 8 "$(status_field vol 2)"
@@ -142,7 +142,7 @@ if check "IMA policy for device-mapper loads" sh -c \
 	measured=$(awk '$5 == "dm_table_load" { print $6 }' $ima/ascii_runtime_measurements |
 		xxd -r -p | tr '\0' '\n')
 	check "IMA: path escaped, all features" grep -qF \
-		"target_name=subvol,target_version=1.3.0,backing_file=$HOST/a\\x2cb\\x3dc\\x3bd\\x5ce,mode=rw,ignore_discard=n,guarantee=none,no_space=queue,no_space_timeout=7,low_water=2048;" \
+		"target_name=subvol,target_version=1.4.0,backing_file=$HOST/a\\x2cb\\x3dc\\x3bd\\x5ce,mode=rw,ignore_discard=n,guarantee=none,no_space=queue,no_space_timeout=7,low_water=2048;" \
 		<<<"$measured"
 	dmsetup remove imavol
 fi

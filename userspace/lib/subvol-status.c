@@ -68,12 +68,47 @@ static const char *const field_names[DM_SUBVOL_STATUS_NR_FIELDS] = {
 	[DM_SUBVOL_STATUS_CLIENT] = "client",
 	[DM_SUBVOL_STATUS_LOW_WATER] = "low-water state",
 	[DM_SUBVOL_STATUS_ACCOUNTING_ERRORS] = "accounting error count",
+	[DM_SUBVOL_STATUS_SNAPSHOT_COPY] = "snapshot copy",
 };
 
 /* The fields of target version 1.0.0, which every line has. */
 #define STATUS_BASE_FIELDS	(DM_SUBVOL_STATUS_HOST_FREE + 1)
 /* The fields of version 1.1.0: the space fields. */
 #define STATUS_SPACE_FIELDS	(DM_SUBVOL_STATUS_LOW_WATER + 1)
+
+/* The snapshot copy field: "-", "<copied>/<total>", "done", "failed:<errno>". */
+static int parse_copy(const char *word, struct subvol_status *st, char *err,
+		      size_t errlen)
+{
+	char num[32];
+	const char *slash = strchr(word, '/');
+	uint64_t e;
+
+	if (!strcmp(word, DM_SUBVOL_SNAPSHOT_COPY_NONE)) {
+		st->copy = SUBVOL_COPY_NONE;
+	} else if (!strcmp(word, DM_SUBVOL_SNAPSHOT_COPY_DONE)) {
+		st->copy = SUBVOL_COPY_DONE;
+	} else if (!strncmp(word, DM_SUBVOL_SNAPSHOT_COPY_FAILED ":",
+			    strlen(DM_SUBVOL_SNAPSHOT_COPY_FAILED) + 1) &&
+		   !parse_u64(word + strlen(DM_SUBVOL_SNAPSHOT_COPY_FAILED) + 1, &e) &&
+		   e > 0 && e < 4096) {
+		st->copy = SUBVOL_COPY_FAILED;
+		st->copy_errno = (int)e;
+	} else if (slash && (size_t)(slash - word) < sizeof(num)) {
+		memcpy(num, word, slash - word);
+		num[slash - word] = '\0';
+		if (parse_u64(num, &st->copy_copied_sectors) ||
+		    parse_u64(slash + 1, &st->copy_total_sectors))
+			goto bad;
+		st->copy = SUBVOL_COPY_RUNNING;
+	} else {
+		goto bad;
+	}
+	return 0;
+bad:
+	return fail(err, errlen, "status: %s \"%s\" is not understood",
+		    field_names[DM_SUBVOL_STATUS_SNAPSHOT_COPY], word);
+}
 
 /* A word that must be one of two: sets *value, or fails naming the field. */
 static int parse_choice(char **words, int field, const char *yes,
@@ -177,6 +212,10 @@ int subvol_status_parse(const char *params, struct subvol_status *st,
 	     parse_choice(words, DM_SUBVOL_STATUS_LOW_WATER,
 			  DM_SUBVOL_LOW_WATER_HIT, DM_SUBVOL_LOW_WATER_OK,
 			  &st->low_water_hit, err, errlen)))
+		goto out;
+	st->has_snapshot_copy = n > DM_SUBVOL_STATUS_SNAPSHOT_COPY;
+	if (st->has_snapshot_copy &&
+	    parse_copy(words[DM_SUBVOL_STATUS_SNAPSHOT_COPY], st, err, errlen))
 		goto out;
 	r = 0;
 out:

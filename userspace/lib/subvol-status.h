@@ -37,6 +37,18 @@ struct subvol_status {
 	/* From target version 1.2.0 on (has_accounting_errors). */
 	bool has_accounting_errors;
 	uint64_t accounting_errors;
+
+	/* From target version 1.4.0 on (has_snapshot_copy). */
+	bool has_snapshot_copy;
+	enum subvol_copy {
+		SUBVOL_COPY_NONE,	/* "-" */
+		SUBVOL_COPY_RUNNING,	/* "<copied>/<total>" */
+		SUBVOL_COPY_DONE,	/* "done" */
+		SUBVOL_COPY_FAILED,	/* "failed:<errno>" */
+	} copy;
+	uint64_t copy_copied_sectors;	/* while running */
+	uint64_t copy_total_sectors;
+	int copy_errno;			/* when failed */
 };
 
 /*

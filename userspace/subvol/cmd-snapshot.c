@@ -5,14 +5,18 @@
  *
  * Of an active volume: suspend the device (dm freezes the filesystem on
  * top, which first writes back and flushes everything it acknowledged),
- * claim the copy-on-write reserve (prepare_snapshot: the origin can then
- * overwrite every block it now shares, or ENOSPC and nothing changed),
- * FICLONE the image into an unnamed file, resume.  The new file is made
- * durable and given its name only after the resume, which keeps the guest
- * frozen for the clone alone; until it has its name it is not a snapshot,
- * and a crash frees it.  Any failure resumes the device and leaves no
- * file.  Signals that would kill the tool are held while the device is
- * suspended, so the guest is never left frozen.
+ * hand the target an unnamed file of the image's size (snapshot_begin:
+ * it claims the copy-on-write reserve, so that the origin can overwrite
+ * every block it will share, or ENOSPC and nothing changed), resume.  The
+ * guest is frozen for that alone, whatever the image's extent count: the
+ * target clones the image into the file after the resume, each range
+ * before the guest changes it, and reports progress and completion in
+ * its status.  The tool waits for "done" (in a background child with
+ * --no-wait), lets the target go of the file (snapshot_end), and only
+ * then gives it its name; until then it is not a snapshot, and a crash,
+ * a cancel or the device's removal frees it.  Signals that would kill the
+ * tool are held while the device is suspended, so the guest is never left
+ * frozen; one while it waits for the copy cancels the copy.
  *
  * Of an inactive one: drop its sharing record first, so that its next
  * activation counts every data block as shared (image_forget_sharing).
@@ -29,6 +33,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <syslog.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -71,15 +77,52 @@ static int check_device(struct volume *src, const char *name,
 	return 0;
 }
 
+/* SIGINT, SIGTERM or SIGHUP while waiting for a copy: cancel it. */
+static volatile sig_atomic_t interrupted;
+
+static void on_interrupt(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+/* The device's status, parsed; -1 with errno if it cannot be had. */
+static int copy_status(const char *name, struct subvol_status *st)
+{
+	char params[4200], err[256];
+
+	if (dm_device_status(name, params, sizeof(params), NULL))
+		return -1;
+	if (subvol_status_parse(params, st, err, sizeof(err)) || !st->has_snapshot_copy) {
+		trace("status of %s: %s", name, st->has_snapshot_copy ? err : "no snapshot copy field");
+		errno = EPROTO;
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Suspend, snapshot_begin with our unnamed file, resume: the device is
+ * suspended for the flush and the claim of the copy-on-write reserve
+ * only.  The target copies the image into the file after the resume.
+ */
 static int clone_active(struct volume *src, const char *name, int src_fd,
 			struct new_image *img, struct clone_result *res)
 {
 	const char *pn = src->pool->meta.name;
+	char msg[64];
 	int r = -1, saved = 0;
-	const char *step = NULL;
+	struct stat st;
 	sigset_t old;
 	double t0;
 
+	/* The target wants a file as large as the image. */
+	if (fstat(src_fd, &st) || ftruncate(img->fd, st.st_size)) {
+		errmsg("volume %s/%s: cannot size the snapshot's file: %s", pn, src->name,
+		       strerror(errno));
+		return -1;
+	}
+	snprintf(msg, sizeof(msg), "%s %d", DM_SUBVOL_MSG_SNAPSHOT_BEGIN, img->fd);
 	hold_signals(&old);
 	t0 = now_seconds();
 	if (dm_device_suspend(name)) {
@@ -88,43 +131,128 @@ static int clone_active(struct volume *src, const char *name, int src_fd,
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		return -1;
 	}
-	if (dm_device_message(name, DM_SUBVOL_MSG_PREPARE_SNAPSHOT)) {
+	if (dm_device_message(name, msg))
 		saved = errno;
-		step = "prepare";
-	} else if (image_clone_from(img, src_fd)) {
-		saved = errno;
-		step = "clone";
-	} else {
+	else
 		r = 0;
-	}
 	if (dm_device_resume(name)) {
 		/* Still suspended: say so loudly, the guest is frozen. */
 		errmsg("volume %s/%s: CANNOT RESUME %s: %s; run: dmsetup resume %s",
 		       pn, src->name, name, dm_last_error(), name);
+		if (!r)
+			dm_device_message(name, DM_SUBVOL_MSG_SNAPSHOT_CANCEL);
 		r = -1;
 	}
 	res->frozen = now_seconds() - t0;
 	sigprocmask(SIG_SETMASK, &old, NULL);
-	/*
-	 * prepare_snapshot counted every mapped block as shared; the host
-	 * shares fewer (not its unwritten extents, none if the clone
-	 * failed): let the device count what it does, and give the rest back.
-	 */
-	if ((!step || strcmp(step, "prepare")) &&
-	    dm_device_message(name, DM_SUBVOL_MSG_RESCAN_SHARING))
-		trace("rescan_sharing on %s: %s", name, dm_last_error());
-
-	if (step && !strcmp(step, "prepare")) {
-		if (saved == ENOSPC)
-			errmsg("volume %s/%s: the host has no space for the copy-on-write reserve (one block for each block the snapshot would share); free some, or remove snapshots",
-			       pn, src->name);
-		else
-			errmsg("volume %s/%s: prepare_snapshot refused: %s (dmesg says why)",
-			       pn, src->name, strerror(saved));
-	} else if (step) {
-		errmsg("volume %s/%s: cannot reflink %s: %s", pn, src->name, src->path,
-		       strerror(saved));
+	if (!r) {
+		res->copying = true;
+		snprintf(res->dev, sizeof(res->dev), "%s", name);
+		return 0;
 	}
+	if (saved == ENOSPC)
+		errmsg("volume %s/%s: the host has no space for the copy-on-write reserve (one block for each block the snapshot would share); free some, or remove snapshots",
+		       pn, src->name);
+	else if (saved == EBUSY)
+		errmsg("volume %s/%s: a snapshot of it is still being copied (subvol snapshot --no-wait?); wait for it, or cancel it: dmsetup message %s 0 %s",
+		       pn, src->name, name, DM_SUBVOL_MSG_SNAPSHOT_CANCEL);
+	else if (saved)
+		errmsg("volume %s/%s: %s refused: %s (dmesg says why)", pn, src->name,
+		       DM_SUBVOL_MSG_SNAPSHOT_BEGIN, strerror(saved));
+	return -1;
+}
+
+/* A "\r"-updated progress line on a terminal. */
+static void progress(bool tty, const char *what, unsigned long long done,
+		     unsigned long long total)
+{
+	if (!tty)
+		return;
+	fprintf(stderr, "\r%s: copying, %3.0f%% of %llu MiB", what,
+		total ? 100.0 * done / total : 100.0, total >> 11);
+	fflush(stderr);
+}
+
+/*
+ * Wait for the target to complete the copy that clone_active began, then
+ * let go of it (snapshot_end) and have the device count the sharing the
+ * host has (the reserve claimed counted every mapped block as shared).
+ * On failure, on a signal, or if the device went away, the copy is
+ * cancelled and the caller discards the unnamed file.
+ */
+int volume_clone_wait(struct volume *src, struct clone_result *res, bool show)
+{
+	const char *pn = src->pool->meta.name, *name = res->dev;
+	struct sigaction sa = { .sa_handler = on_interrupt }, old[3];
+	static const int sigs[3] = { SIGINT, SIGTERM, SIGHUP };
+	bool tty = show && isatty(STDERR_FILENO), shown = false;
+	struct subvol_status st;
+	char what[300];
+	int r = -1, i;
+
+	if (!res->copying)
+		return 0;
+	snprintf(what, sizeof(what), "%s/%s", pn, src->name);
+	/* Other commands on the pool need not wait for the copy. */
+	pool_unlock(src->pool);
+	interrupted = 0;
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < 3; i++)
+		sigaction(sigs[i], &sa, &old[i]);
+	for (;;) {
+		if (interrupted) {
+			errmsg("volume %s/%s: interrupted: snapshot copy cancelled", pn, src->name);
+			break;
+		}
+		if (copy_status(name, &st)) {
+			errmsg("volume %s/%s: its device %s went away during the snapshot copy: no snapshot (%s)",
+			       pn, src->name, name, dm_last_error()[0] ? dm_last_error() : strerror(errno));
+			res->copying = false;
+			break;
+		}
+		if (st.copy == SUBVOL_COPY_DONE) {
+			r = 0;
+			break;
+		}
+		if (st.copy == SUBVOL_COPY_FAILED) {
+			errmsg("volume %s/%s: the snapshot copy failed: %s (dmesg says why)", pn,
+			       src->name, strerror(st.copy_errno));
+			break;
+		}
+		if (st.copy == SUBVOL_COPY_NONE) {
+			errmsg("volume %s/%s: the snapshot copy was cancelled", pn, src->name);
+			res->copying = false;
+			break;
+		}
+		progress(tty, what, st.copy_copied_sectors, st.copy_total_sectors);
+		shown = tty;
+		usleep(100000);
+	}
+	if (shown) {
+		if (!r)
+			progress(tty, what, 1, 1);
+		fputc('\n', stderr);
+	}
+	for (i = 0; i < 3; i++)
+		sigaction(sigs[i], &old[i], NULL);
+
+	if (res->copying &&
+	    dm_device_message(name, r ? DM_SUBVOL_MSG_SNAPSHOT_CANCEL : DM_SUBVOL_MSG_SNAPSHOT_END) &&
+	    !r) {
+		errmsg("volume %s/%s: %s refused: %s", pn, src->name, DM_SUBVOL_MSG_SNAPSHOT_END,
+		       strerror(errno));
+		r = -1;
+	}
+	res->copying = false;
+	/*
+	 * snapshot_begin counted every mapped block as shared; the host
+	 * shares fewer (not its unwritten extents, none if the copy failed):
+	 * let the device count what it does, and give the rest back.
+	 */
+	if (dm_device_message(name, DM_SUBVOL_MSG_RESCAN_SHARING))
+		trace("rescan_sharing on %s: %s", name, dm_last_error());
+	if (pool_relock(src->pool))
+		r = -1;
 	return r;
 }
 
@@ -148,9 +276,11 @@ static int clone_inactive(struct volume *src, int src_fd, struct new_image *img)
 /*
  * Clone src, active or not, into a new unnamed image with the extent size
  * hint extent_size (the new volume's; XFS takes it only before the clone).
+ * Of an active one, the target is copying it when this returns
+ * (res->copying): volume_clone_wait() waits for the copy to complete.
  */
-int volume_clone(struct volume *src, struct new_image *img,
-		 struct clone_result *res, uint32_t extent_size)
+int volume_clone_start(struct volume *src, struct new_image *img,
+		       struct clone_result *res, uint32_t extent_size)
 {
 	const char *pn = src->pool->meta.name;
 	char name[DM_NAME_LEN], err[256];
@@ -187,6 +317,18 @@ int volume_clone(struct volume *src, struct new_image *img,
 out:
 	close(src_fd);
 	return r;
+}
+
+int volume_clone(struct volume *src, struct new_image *img,
+		 struct clone_result *res, uint32_t extent_size)
+{
+	if (volume_clone_start(src, img, res, extent_size))
+		return -1;
+	if (volume_clone_wait(src, res, true)) {
+		image_discard(img);
+		return -1;
+	}
+	return 0;
 }
 
 /* Metadata of an image made from src. */
@@ -293,10 +435,14 @@ static int finish(struct volume *dst, struct new_image *img, bool replace,
 	return 0;
 }
 
+enum { OPT_WAIT = 1000, OPT_NO_WAIT };
+
 static int parse_common(const char *cmd, int argc, char **argv, bool *writable,
-			bool *activate, bool *force)
+			bool *activate, bool *force, bool *wait)
 {
 	static const struct option opts[] = {
+		{ "wait", no_argument, NULL, OPT_WAIT },
+		{ "no-wait", no_argument, NULL, OPT_NO_WAIT },
 		{ "writable", no_argument, NULL, 'w' },
 		{ "activate", no_argument, NULL, 'a' },
 		{ "force", no_argument, NULL, 'f' },
@@ -307,6 +453,13 @@ static int parse_common(const char *cmd, int argc, char **argv, bool *writable,
 
 	while ((c = getopt_long(argc, argv, "wafh", opts, NULL)) != -1) {
 		switch (c) {
+		case OPT_WAIT:
+		case OPT_NO_WAIT:
+			if (!wait)
+				return usage_error(cmd, "--%s does not apply here",
+						   c == OPT_WAIT ? "wait" : "no-wait");
+			*wait = c == OPT_WAIT;
+			break;
 		case 'w':
 		case 'a':
 		case 'f':
@@ -340,16 +493,63 @@ static int parse_common(const char *cmd, int argc, char **argv, bool *writable,
 	return 0;
 }
 
+static void log_error(const char *msg)
+{
+	syslog(LOG_ERR, "%s", msg);
+}
+
+/*
+ * --no-wait: a child waits for the copy and names the snapshot; the
+ * command returns at once.  Returns 1 in the parent, 0 in the child (or
+ * if there is none: then this process waits), as lvconvert --background.
+ */
+static int background(struct volume *src, struct volume *dst, bool writable,
+		      const struct clone_result *res)
+{
+	pid_t pid;
+	int fd;
+
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0) {
+		errmsg("volume %s/%s: cannot fork to copy in the background (%s): waiting here",
+		       src->pool->meta.name, src->name, strerror(errno));
+		return 0;
+	}
+	if (pid > 0) {
+		printf("%s %s/%s of %s/%s: copying in the background (device suspended for %.1f ms); it appears when complete\n",
+		       writable ? "Writable snapshot" : "Snapshot", src->pool->meta.name,
+		       dst->name, src->pool->meta.name, src->name, res->frozen * 1000);
+		return 1;
+	}
+	/*
+	 * The child: no terminal, and none of the caller's pipes, which a
+	 * shell's $(...) would wait on; failures go to syslog.
+	 */
+	setsid();
+	fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (fd >= 0) {
+		dup2(fd, STDIN_FILENO);
+		dup2(fd, STDOUT_FILENO);
+		dup2(fd, STDERR_FILENO);
+		close(fd);
+	}
+	openlog("subvol", LOG_PID, LOG_USER);
+	errmsg_sink = log_error;
+	return 0;
+}
+
 int cmd_snapshot(int argc, char **argv)
 {
-	bool writable = false, activate = false, pv;
+	bool writable = false, activate = false, wait = true, pv;
 	struct new_image img = { .fd = -1 };
 	struct clone_result res;
 	struct volume src, dst;
 	struct pool pool;
 	int r = EXIT_REFUSED;
 
-	r = parse_common("snapshot", argc, argv, &writable, &activate, NULL);
+	r = parse_common("snapshot", argc, argv, &writable, &activate, NULL, &wait);
 	if (r)
 		return r < 0 ? 0 : r;
 	r = volume_spec(argv[optind], &pool, &src, true, true);
@@ -361,7 +561,13 @@ int cmd_snapshot(int argc, char **argv)
 		goto out;
 	r = EXIT_REFUSED;
 	derived_meta(&src, writable ? VOLUME_KIND_VOLUME : VOLUME_KIND_SNAPSHOT, &dst.meta);
-	if (volume_clone(&src, &img, &res, dst.meta.extent_size))
+	if (volume_clone_start(&src, &img, &res, dst.meta.extent_size))
+		goto out;
+	if (res.copying && !wait && background(&src, &dst, writable, &res)) {
+		r = 0;
+		goto out;
+	}
+	if (volume_clone_wait(&src, &res, wait))
 		goto out;
 	pv = image_holds_pv(img.fd);
 	if (writable)
@@ -400,7 +606,7 @@ int cmd_clone(int argc, char **argv)
 	struct pool pool;
 	int r;
 
-	r = parse_common("clone", argc, argv, NULL, &activate, NULL);
+	r = parse_common("clone", argc, argv, NULL, &activate, NULL, NULL);
 	if (r)
 		return r < 0 ? 0 : r;
 	r = volume_spec(argv[optind], &pool, &src, true, true);
@@ -445,7 +651,7 @@ int cmd_rollback(int argc, char **argv)
 	struct pool pool;
 	int r;
 
-	r = parse_common("rollback", argc, argv, NULL, NULL, &force);
+	r = parse_common("rollback", argc, argv, NULL, NULL, &force, NULL);
 	if (r)
 		return r < 0 ? 0 : r;
 	r = volume_spec(argv[optind], &pool, &vol, true, true);

@@ -165,12 +165,16 @@ static const struct command commands[] = {
 	  "  uncovered,host_free,client,low_water,accounting_errors,origin,\n"
 	  "  origin_id,created,id (those the volume's state lacks: with -o only)\n" },
 	{ "snapshot", cmd_snapshot, false, true,
-	  "snapshot [--writable] [--activate] POOL/VOLUME NAME\n"
+	  "snapshot [--writable] [--activate] [--wait|--no-wait] POOL/VOLUME NAME\n"
 	  "\n"
 	  "  A snapshot NAME of VOLUME, read-only unless --writable.  An active\n"
-	  "  volume is suspended (its filesystem frozen) for the reflink clone\n"
-	  "  alone; the copy-on-write reserve is claimed first, or the snapshot\n"
-	  "  is refused with nothing changed.  A writable snapshot of an XFS\n"
+	  "  volume is suspended (its filesystem frozen) only to fix the point in\n"
+	  "  time and claim the copy-on-write reserve (or the snapshot is refused\n"
+	  "  with nothing changed); the device then copies the image by reflink\n"
+	  "  while the guest runs, and NAME appears when the copy is complete.\n"
+	  "  --wait (the default) waits for it, with a progress line on a\n"
+	  "  terminal; --no-wait returns at once and a background process names\n"
+	  "  the snapshot when done.  A writable snapshot of an XFS\n"
 	  "  gets a new filesystem UUID, of an LVM PV new PV and VG UUIDs and a\n"
 	  "  new VG name (vgimportclone).\n" },
 	{ "clone", cmd_clone, false, true,

@@ -464,6 +464,21 @@ static int lock_pool(struct pool *pool)
 	return 0;
 }
 
+/*
+ * Let other commands have the pool while this one waits for something
+ * long (a snapshot copy), and take it back: 0, or -1 having said why.
+ */
+void pool_unlock(struct pool *pool)
+{
+	if (pool->locked)
+		flock(pool->dirfd, LOCK_UN);
+}
+
+int pool_relock(struct pool *pool)
+{
+	return pool->locked ? lock_pool(pool) : 0;
+}
+
 int pool_open(const char *spec, struct pool *pool, bool lock)
 {
 	char link[PATH_MAX], err[256];

@@ -163,6 +163,8 @@ int pool_create(const char *path, const char *name, const struct autoextend *pol
 int pool_import(const char *path, const char *new_name);
 int pool_unregister(const struct pool *pool);
 int pool_open(const char *name_or_path, struct pool *pool, bool lock);
+void pool_unlock(struct pool *pool);
+int pool_relock(struct pool *pool);
 void pool_close(struct pool *pool);
 /* The host's block size: volume sizes and stream records are whole blocks. */
 uint32_t pool_block_size(const struct pool *pool);
@@ -303,8 +305,14 @@ void volume_lvm_import_clone(struct volume *vol);
 struct clone_result {
 	double frozen;		/* seconds the device was suspended; 0 inactive */
 	bool was_active;
+	bool copying;		/* the target is copying into the image */
+	char dev[128];		/* the device doing it */
 };
 
+/* Start the clone, wait for the target's copy, or both. */
+int volume_clone_start(struct volume *src, struct new_image *img,
+		       struct clone_result *res, uint32_t extent_size);
+int volume_clone_wait(struct volume *src, struct clone_result *res, bool show);
 int volume_clone(struct volume *src, struct new_image *img,
 		 struct clone_result *res, uint32_t extent_size);
 

@@ -14,7 +14,7 @@
 
 /* Target version, as `dmsetup targets` lists it. */
 #define DM_SUBVOL_VERSION_MAJOR		1
-#define DM_SUBVOL_VERSION_MINOR		3
+#define DM_SUBVOL_VERSION_MINOR		4
 #define DM_SUBVOL_VERSION_PATCH		0
 
 /*
@@ -61,12 +61,26 @@
  *			host's extent map again, after sharing changed
  *			outside the target (a clone removed or made);
  *			ENOSPC if blocks became shared whose copy-on-write
- *			reserve the host has no space for
+ *			reserve the host has no space for; EBUSY while
+ *			a snapshot copy is held
+ *   snapshot_begin <fd>	(1.4.0) while suspended: claim the copy-on-write
+ *			reserve as prepare_snapshot does and start copying
+ *			the backing file, as it is now, into the caller's
+ *			open file <fd> (a regular file on the same host
+ *			filesystem, open for writing, at least as large),
+ *			by reflink, after the resume; EBUSY if a copy is
+ *			held already
+ *   snapshot_end	(1.4.0) let go of a copy whose status is done
+ *   snapshot_cancel	(1.4.0) stop a copy in any state and let go of its
+ *			file
  */
 #define DM_SUBVOL_MSG_PREPARE_SNAPSHOT		"prepare_snapshot"
 #define DM_SUBVOL_MSG_RESERVE			"reserve"
 #define DM_SUBVOL_MSG_RELEASE			"release"
 #define DM_SUBVOL_MSG_RESCAN_SHARING		"rescan_sharing"
+#define DM_SUBVOL_MSG_SNAPSHOT_BEGIN		"snapshot_begin"
+#define DM_SUBVOL_MSG_SNAPSHOT_END		"snapshot_end"
+#define DM_SUBVOL_MSG_SNAPSHOT_CANCEL		"snapshot_cancel"
 
 /*
  * The INFO status line is a list of space-separated fields in the order of
@@ -100,6 +114,8 @@ enum dm_subvol_status_field {
 	DM_SUBVOL_STATUS_LOW_WATER,	/* a DM_SUBVOL_LOW_WATER_* word */
 	/* Added in version 1.2.0. */
 	DM_SUBVOL_STATUS_ACCOUNTING_ERRORS, /* inconsistent client calls */
+	/* Added in version 1.4.0. */
+	DM_SUBVOL_STATUS_SNAPSHOT_COPY,	/* see DM_SUBVOL_SNAPSHOT_COPY_* */
 	DM_SUBVOL_STATUS_NR_FIELDS
 };
 
@@ -114,6 +130,16 @@ enum dm_subvol_status_field {
 /* Values of the low-water field. */
 #define DM_SUBVOL_LOW_WATER_OK		"ok"	/* above, or no mark set */
 #define DM_SUBVOL_LOW_WATER_HIT		"low"	/* below; the event was sent */
+
+/*
+ * Values of the snapshot copy field: none held, "<copied>/<total>"
+ * sectors while copying, done (complete and durable; the target still
+ * holds the file until snapshot_end), or "failed:<errno>" (a clone or
+ * the sync failed; the copy stopped; snapshot_cancel lets go of it).
+ */
+#define DM_SUBVOL_SNAPSHOT_COPY_NONE	"-"
+#define DM_SUBVOL_SNAPSHOT_COPY_DONE	"done"
+#define DM_SUBVOL_SNAPSHOT_COPY_FAILED	"failed"
 
 /* A field whose value the target cannot tell right now. */
 #define DM_SUBVOL_STATUS_UNKNOWN	"-"
