@@ -24,13 +24,30 @@ backing() {
 	truncate -s "${2}M" "$1"
 }
 
+# subvol_table FILE SIZE_MIB [FEATURE...]: the table line of a subvol device.
+subvol_table() {
+	local file=$1 mib=$2
+	shift 2
+	if [ $# -eq 0 ]; then
+		echo "0 $((mib * SECTORS_PER_MIB)) subvol $file"
+	else
+		echo "0 $((mib * SECTORS_PER_MIB)) subvol $file $# $*"
+	fi
+}
+
 # subvol_create NAME FILE SIZE_MIB [FEATURE...]: a subvol device over FILE.
 subvol_create() {
-	local name=$1 file=$2 mib=$3 table
-	shift 3
-	table="0 $((mib * SECTORS_PER_MIB)) subvol $file"
-	[ $# -eq 0 ] || table="$table $# $*"
-	dmsetup create "$name" --table "$table"
+	local name=$1
+	shift
+	dmsetup create "$name" --table "$(subvol_table "$@")"
+}
+
+# subvol_reload NAME FILE SIZE_MIB [FEATURE...]: load and resume a new
+# table for NAME.
+subvol_reload() {
+	local name=$1
+	shift
+	dmsetup reload "$name" --table "$(subvol_table "$@")" && dmsetup resume "$name"
 }
 
 # status_field NAME INDEX: a field of the target's INFO status, counted

@@ -46,6 +46,17 @@ timed_write() {
 	secs=$(since "$start")
 }
 
+# grow_host MIB: grow the dm-linear under the host and its XFS, as
+# lvextend --resizefs would; xfs_growfs's status.
+hostmib=400
+grow_host() {
+	hostmib=$((hostmib + $1))
+	dmsetup suspend hostdev
+	dmsetup reload hostdev --table "0 $((hostmib * SECTORS_PER_MIB)) linear $SCRATCH_DEV 0"
+	dmsetup resume hostdev
+	xfs_growfs -d $HOST >/dev/null
+}
+
 # held_since_mark: the device logged that it holds a reservation.
 held_since_mark() { kmsg_since_mark | grep -q "host full: holding the guest's reservation"; }
 
@@ -57,11 +68,8 @@ for i in $(seq 1 100); do held_since_mark && break; sleep 0.2; done
 check "the writer's reservation is held" held_since_mark
 sleep 2
 check "the writer is still waiting, 2 s later" kill -0 $writer
-# Grow the host by 200 MiB, as lvextend --resizefs would.
-dmsetup suspend hostdev
-dmsetup reload hostdev --table "0 $((600 * SECTORS_PER_MIB)) linear $SCRATCH_DEV 0"
-dmsetup resume hostdev
-check "xfs_growfs the host" xfs_growfs -d $HOST
+grow_host 200
+check_eq "xfs_growfs the host by 200 MiB" 0 $?
 wait $writer
 st=$?
 secs=$(since "$start")
@@ -77,17 +85,7 @@ check_eq "no write reached the host uncovered" 0 "$(status_field vol $F_UNCOVERE
 # again until the whole request is backed.  Taken whole or not at all, it
 # would wait for a host with 200 MiB free, which such a monitor never
 # makes.
-hostmib=600
-# grow_host MIB: grow the dm-linear under the host and its XFS.
-grow_host() {
-	hostmib=$((hostmib + $1))
-	dmsetup suspend hostdev
-	dmsetup reload hostdev --table "0 $((hostmib * SECTORS_PER_MIB)) linear $SCRATCH_DEV 0"
-	dmsetup resume hostdev
-	xfs_growfs -d $HOST >/dev/null
-}
-dmsetup reload vol --table "0 $((1024 * SECTORS_PER_MIB)) subvol $HOST/img 3 no_space:queue no_space_timeout:40 low_water:$((100 * SECTORS_PER_MIB))"
-dmsetup resume vol
+subvol_reload vol "$HOST/img" 1024 no_space:queue no_space_timeout:40 low_water:$((100 * SECTORS_PER_MIB))
 fill_host
 events0=$(dmsetup info -c --noheadings -o events vol | tr -d ' ')
 kmsg_mark
@@ -117,16 +115,14 @@ rm -f $G/pre
 
 # The host does not grow: ENOSPC after the timeout, not before.
 fill_host
-dmsetup reload vol --table "0 $((1024 * SECTORS_PER_MIB)) subvol $HOST/img 2 no_space:queue no_space_timeout:8"
-dmsetup resume vol
+subvol_reload vol "$HOST/img" 1024 no_space:queue no_space_timeout:8
 timed_write b
 echo "# with no_space_timeout:8 the writer got: $(cat /tmp/b.err) after $secs s"
 check "it got ENOSPC" grep -q "No space left" /tmp/b.err
 check "after the timeout (8 s), not at once" awk -v s="$secs" 'BEGIN { exit !(s >= 7.5) }'
 
 # A fatal signal ends the wait.
-dmsetup reload vol --table "0 $((1024 * SECTORS_PER_MIB)) subvol $HOST/img 2 no_space:queue no_space_timeout:600"
-dmsetup resume vol
+subvol_reload vol "$HOST/img" 1024 no_space:queue no_space_timeout:600
 kmsg_mark
 dd if=/tmp/source of=$G/c bs=1M conv=fsync status=none 2>/dev/null &
 writer=$!
@@ -141,8 +137,7 @@ echo "# SIGKILL ended the held writer in $secs s"
 check "SIGKILL ends the wait within 5 s" awk -v s="$secs" 'BEGIN { exit !(s < 5) }'
 
 # no_space:error: ENOSPC at once.
-dmsetup reload vol --table "0 $((1024 * SECTORS_PER_MIB)) subvol $HOST/img"
-dmsetup resume vol
+subvol_reload vol "$HOST/img" 1024
 timed_write d
 echo "# with no_space:error: $(cat /tmp/d.err) after $secs s"
 check "no_space:error: ENOSPC" grep -q "No space left" /tmp/d.err
