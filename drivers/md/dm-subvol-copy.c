@@ -105,19 +105,29 @@ static void subvol_copy_mark(struct subvol_copy *copy, u64 first, u64 end)
 
 /*
  * Clone units [@first, @end), none cloned yet, from the backing file into
- * the snapshot's file at the same offset.  Sleeps; the caller holds
- * copy->lock.
+ * the snapshot's file at the same offset.  A clone writes to the host, so
+ * it needs the host's freeze protection, as vfs_clone_file_range() takes
+ * it; unless @wait, a frozen host gets -EAGAIN rather than a wait that
+ * would hold copy->lock, and every write behind it, until the thaw.
+ * Sleeps; the caller holds copy->lock.
  */
-static int subvol_copy_units(struct subvol_copy *copy, u64 first, u64 end)
+static int subvol_copy_units(struct subvol_copy *copy, u64 first, u64 end,
+			     bool wait)
 {
 	struct subvol_space *space = copy_space(copy);
+	struct super_block *sb = file_inode(copy->dest)->i_sb;
 	loff_t pos = (loff_t)first << copy->unit_shift;
 	loff_t len = min_t(loff_t, (loff_t)end << copy->unit_shift,
 			   copy->size) - pos;
 	loff_t r;
 
 	lockdep_assert_held(&copy->lock);
-	r = vfs_clone_file_range(space->file, pos, copy->dest, pos, len, 0);
+	if (wait)
+		sb_start_write(sb);
+	else if (!sb_start_write_trylock(sb))
+		return -EAGAIN;
+	r = do_clone_file_range(space->file, pos, copy->dest, pos, len, 0);
+	sb_end_write(sb);
 	if (r < 0)
 		return r;
 	if (r != len)
@@ -132,14 +142,16 @@ static int subvol_copy_units(struct subvol_copy *copy, u64 first, u64 end)
  * Called before every host call that changes the file's data or
  * allocation.  Process context; sleeps.  If a clone fails the copy fails,
  * and the request goes on: the volume must not suffer for its snapshot.
+ * Returns 0, or -EAGAIN if the host is frozen and not @wait: the caller
+ * holds the request and calls again later.
  */
-void subvol_copy_before_write(struct subvol_space *space, loff_t pos,
-			      loff_t len)
+int subvol_copy_before_write(struct subvol_space *space, loff_t pos,
+			     loff_t len, bool wait)
 {
 	struct subvol_copy *copy = &space->copy;
 	bool failed = false;
 	u64 first, last, end;
-	int r;
+	int r = 0;
 
 	/*
 	 * A copy starts while the device is suspended, so no request is
@@ -147,7 +159,7 @@ void subvol_copy_before_write(struct subvol_space *space, loff_t pos,
 	 * stopped running needs nothing more.
 	 */
 	if (READ_ONCE(copy->state) != SUBVOL_COPY_RUNNING || !len)
-		return;
+		return 0;
 
 	mutex_lock(&copy->lock);
 	if (copy->state != SUBVOL_COPY_RUNNING || pos >= copy->size)
@@ -160,10 +172,13 @@ void subvol_copy_before_write(struct subvol_space *space, loff_t pos,
 		if (first >= last)
 			break;
 		end = find_next_bit(copy->done, last, first);
-		r = subvol_copy_units(copy, first, end);
+		r = subvol_copy_units(copy, first, end, wait);
+		if (r == -EAGAIN)
+			break;
 		if (r) {
 			subvol_copy_fail(copy, r, "copy before a write");
 			failed = true;
+			r = 0;
 			break;
 		}
 		first = end;
@@ -172,6 +187,7 @@ out:
 	mutex_unlock(&copy->lock);
 	if (failed)
 		subvol_copy_event(space);
+	return r;
 }
 
 /*
@@ -253,7 +269,13 @@ static void subvol_copy_work(struct work_struct *work)
 
 	limit = min_t(u64, end, first + copy->run);
 	t0 = ktime_get();
-	r = subvol_copy_units(copy, first, limit);
+	r = subvol_copy_units(copy, first, limit, false);
+	if (r == -EAGAIN) {
+		/* The host is frozen: look again after a while. */
+		again = true;
+		delay = HZ / 4;
+		goto out;
+	}
 	if (r) {
 		subvol_copy_fail(copy, r, "clone");
 		failed = true;

@@ -135,6 +135,7 @@ static void subvol_rw_complete(struct kiocb *iocb, long ret)
 }
 
 static void subvol_io_hold(struct subvol_io *io, unsigned long deadline);
+static void subvol_write_data(struct subvol_io *io, struct bio *bio);
 
 /*
  * Freeze protection of the host for a write, held until it completes, as
@@ -221,9 +222,26 @@ static void subvol_write(struct subvol_io *io, struct bio *bio)
 			return;
 		}
 	}
-	/* A snapshot being copied gets the range first, as it was. */
-	subvol_copy_before_write(sc->space, subvol_bio_pos(sc, bio),
-				 bio->bi_iter.bi_size);
+	subvol_write_data(io, bio);
+}
+
+/*
+ * The data of a write, after its flush.  A snapshot being copied gets the
+ * range first, as it was; if the host is frozen the write is held (as
+ * subvol_rw() holds it) and comes back here.
+ */
+static void subvol_write_data(struct subvol_io *io, struct bio *bio)
+{
+	struct subvol_c *sc = io->sc;
+
+	io->copy_held = subvol_copy_before_write(sc->space,
+						 subvol_bio_pos(sc, bio),
+						 bio->bi_iter.bi_size,
+						 false) == -EAGAIN;
+	if (io->copy_held) {
+		subvol_io_hold(io, 0);
+		return;
+	}
 	subvol_space_write_begin(sc->space, subvol_bio_block(sc, bio),
 				 subvol_bio_blocks(sc, bio), &io->change);
 	if (io->change.holes)
@@ -373,6 +391,8 @@ static void subvol_held_work(struct work_struct *work)
 
 		if (io->deadline && time_after_eq(jiffies, io->deadline))
 			subvol_rw_fail(io, bio, io->error);
+		else if (io->copy_held)
+			subvol_write_data(io, bio);
 		else
 			subvol_rw(io, bio);
 	}
@@ -390,8 +410,9 @@ static void subvol_fallocate(struct subvol_io *io, struct bio *bio, int mode)
 	u64 nr = subvol_bio_blocks(sc, bio);
 	int r;
 
+	/* Its own work item: it may wait for a frozen host, as fallocate does. */
 	subvol_copy_before_write(sc->space, subvol_bio_pos(sc, bio),
-				 bio->bi_iter.bi_size);
+				 bio->bi_iter.bi_size, true);
 
 	/* Zeroing without unmapping allocates, as a write does. */
 	if (mode == FALLOC_FL_ZERO_RANGE)
@@ -488,6 +509,7 @@ int subvol_io_map(struct subvol_c *sc, struct bio *bio)
 	io->sc = sc;
 	io->retries = 0;
 	io->deadline = 0;
+	io->copy_held = false;
 
 	/*
 	 * Flushes, discards and write-zeroes are synchronous host calls that

@@ -237,8 +237,8 @@ void subvol_copy_init(struct subvol_copy *copy);
 void subvol_copy_exit(struct subvol_space *space);
 int subvol_copy_begin(struct subvol_c *sc, const char *arg);
 int subvol_copy_end(struct subvol_c *sc, bool cancel);
-void subvol_copy_before_write(struct subvol_space *space, loff_t pos,
-			      loff_t len);
+int subvol_copy_before_write(struct subvol_space *space, loff_t pos,
+			     loff_t len, bool wait);
 void subvol_copy_status(struct subvol_space *space, char *result,
 			unsigned int maxlen, unsigned int *szp);
 bool subvol_copy_busy(struct subvol_space *space);

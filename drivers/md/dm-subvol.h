@@ -101,6 +101,7 @@ struct subvol_io {
 	long error;			/* of a failed call, for its work */
 	unsigned int retries;		/* after the host ran out of space */
 	unsigned long deadline;		/* jiffies, while held; 0: none */
+	bool copy_held;			/* held before its copy-before-write */
 };
 
 /* dm-subvol-backing.c: opening, checking and sharing backing files. */

@@ -142,6 +142,42 @@ check "and holds its old data in the copy" test "$(dd if=$HOST/dst bs=1M skip=40
 check "the copy shares blocks with the image" test "$(host_shared_sectors $HOST/dst)" -gt 0
 check "the kernel log says the copy completed" sh -c "dmesg | grep -q '$NR: snapshot copy of img complete'"
 
+# --- a frozen host: a write that must first clone its range is held, as
+# any write is then, not left blocking its queue; a read queued behind it
+# (same CPU, same queue) completes; the copy waits for the thaw.
+sum=$(sha $DEV)
+echo 1 >/sys/module/dm_subvol/parameters/copy_rate_mib
+truncate -s 256M $HOST/dst4
+dmsetup suspend vol
+check "snapshot_begin" begin $HOST/dst4
+dmsetup resume vol
+check "freeze the host filesystem" fsfreeze --freeze $HOST
+taskset -c 0 xfs_io -d -c "pwrite -q -S 0xc3 -b 64k 150m 64k" $DEV &
+wpid=$!
+sleep 1
+check "a write to a range not copied yet waits for the thaw" test -d /proc/$wpid
+frozen_copy=$(copy)
+# In the background: a read that hung would hang the test until the thaw.
+rm -f /tmp/read-done
+(taskset -c 0 dd if=$DEV of=/dev/null bs=64k skip=$((200 * 16)) count=1 iflag=direct status=none &&
+	touch /tmp/read-done) &
+for i in $(seq 50); do [ -e /tmp/read-done ] && break; sleep 0.2; done
+check "a read queued behind it completes meanwhile" test -e /tmp/read-done
+check_eq "the copy does not move while the host is frozen" "$frozen_copy" "$(copy)"
+check "thaw the host filesystem" fsfreeze --unfreeze $HOST
+wait $wpid
+check_eq "the write completes" 0 $?
+wait
+echo 0 >/sys/module/dm_subvol/parameters/copy_rate_mib
+check_eq "the copy completes" done "$(wait_copy)"
+check "snapshot_end" dmsetup message vol 0 snapshot_end
+check_eq "the copy is the device at the suspend, before the held write" "$sum" "$(sha $HOST/dst4)"
+check_eq "the device has the write" \
+	"$(head -c 65536 /dev/zero | tr '\0' '\303' | sha256sum | cut -d' ' -f1)" \
+	"$(dd if=$DEV bs=64k skip=$((150 * 16)) count=1 iflag=direct status=none | sha256sum | cut -d' ' -f1)"
+rm -f $HOST/dst4
+echo 16 >/sys/module/dm_subvol/parameters/copy_rate_mib
+
 # --- a copy that a table on another target cancels
 rm -f $HOST/dst
 truncate -s 256M $HOST/dst3
