@@ -269,7 +269,7 @@ enum {
 	S_IGNORE_DISCARD, S_EXTENT_SIZE, S_HOST_LVM,
 	S_BACKED, S_MAPPED, S_SHARED, S_PROMISED, S_COW_RESERVE, S_POOL_CLAIMED,
 	S_POOL_COMMITTED, S_UNCOVERED, S_HOST_FREE, S_CLIENT, S_LOW_WATER,
-	S_ACCOUNTING_ERRORS, S_ORIGIN, S_ORIGIN_ID, S_CREATED, S_ID, S_NR
+	S_ACCOUNTING_ERRORS, S_SNAPSHOT_COPY, S_ORIGIN, S_ORIGIN_ID, S_CREATED, S_ID, S_NR
 };
 
 static const struct field status_fields[S_NR] = {
@@ -299,16 +299,39 @@ static const struct field status_fields[S_NR] = {
 	[S_CLIENT] = { "client", FIELD_STRING },
 	[S_LOW_WATER] = { "low_water", FIELD_STRING },
 	[S_ACCOUNTING_ERRORS] = { "accounting_errors", FIELD_NUMBER },
+	[S_SNAPSHOT_COPY] = { "snapshot_copy", FIELD_STRING },
 	[S_ORIGIN] = { "origin", FIELD_STRING },
 	[S_ORIGIN_ID] = { "origin_id", FIELD_STRING },
 	[S_CREATED] = { "created", FIELD_STRING },
 	[S_ID] = { "id", FIELD_STRING },
 };
 
+/*
+ * The snapshot copy the device holds: its progress or end, and whether a
+ * subvol process still owns it (copy-owner.c).
+ */
+static void copy_text(const struct subvol_status *st, const char *image, char *buf,
+		      size_t len)
+{
+	int n = 0;
+
+	if (st->copy == SUBVOL_COPY_RUNNING)
+		n = snprintf(buf, len, "%.0f%% of %llu MiB",
+			     st->copy_total_sectors ?
+			     100.0 * st->copy_copied_sectors / st->copy_total_sectors : 100.0,
+			     (unsigned long long)(st->copy_total_sectors >> 11));
+	else if (st->copy == SUBVOL_COPY_DONE)
+		n = snprintf(buf, len, "complete");
+	else
+		n = snprintf(buf, len, "failed: %s", strerror(st->copy_errno));
+	if (n >= 0 && (size_t)n < len && !copy_owned(image))
+		snprintf(buf + n, len - n, " (no subvol process owns it: the next snapshot or subvol monitor cancels it)");
+}
+
 int cmd_status(int argc, char **argv)
 {
 	char name[DM_NAME_LEN], dev[DM_NAME_LEN + 32], params[1024], err[256];
-	char created[32], origin[SUBVOL_NAME_MAX + 1];
+	char created[32], origin[SUBVOL_NAME_MAX + 1], copy[160];
 	int sel[REPORT_MAX_COLUMNS], nsel, i;
 	struct subvol_status st = { 0 };
 	struct dm_info_lite info;
@@ -387,6 +410,10 @@ int cmd_status(int argc, char **argv)
 		if (st.has_accounting_errors) {
 			f[S_ACCOUNTING_ERRORS].hidden = f[S_ACCOUNTING_ERRORS].null = false;
 			f[S_ACCOUNTING_ERRORS].num = st.accounting_errors;
+		}
+		if (st.has_snapshot_copy && st.copy != SUBVOL_COPY_NONE) {
+			copy_text(&st, vol.path, copy, sizeof(copy));
+			f[S_SNAPSHOT_COPY].str = copy;
 		}
 	} else {
 		f[S_BACKED].num = volume_allocated(&vol);

@@ -102,6 +102,39 @@ static int copy_status(const char *name, struct subvol_status *st)
 }
 
 /*
+ * Become the owner of the volume's next copy (copy-owner.c): take the
+ * lock, and cancel a copy that a process now gone left on the device.
+ */
+static int take_copy(struct volume *src, const char *name, struct clone_result *res)
+{
+	const char *pn = src->pool->meta.name, *was;
+	int r;
+
+	res->lock_fd = copy_owner_lock(src->path);
+	if (res->lock_fd < 0) {
+		if (errno == EWOULDBLOCK)
+			errmsg("volume %s/%s: another subvol process is copying a snapshot of it (snapshot --no-wait?); wait for it to complete",
+			       pn, src->name);
+		else
+			errmsg("volume %s/%s: cannot lock %s: %s", pn, src->name, src->path,
+			       strerror(errno));
+		return -1;
+	}
+	r = copy_cancel_orphan(name, &was);
+	if (r < 0) {
+		errmsg("volume %s/%s: cannot cancel the snapshot copy on %s that no process owns: %s",
+		       pn, src->name, name, dm_last_error());
+		close(res->lock_fd);
+		res->lock_fd = -1;
+		return -1;
+	}
+	if (r)
+		errmsg("volume %s/%s: cancelled a snapshot copy on %s whose subvol process is gone (it was %s)",
+		       pn, src->name, name, was);
+	return 0;
+}
+
+/*
  * Suspend, snapshot_begin with our unnamed file, resume: the device is
  * suspended for the flush and the claim of the copy-on-write reserve
  * only.  The target copies the image into the file after the resume.
@@ -122,6 +155,10 @@ static int clone_active(struct volume *src, const char *name, int src_fd,
 		       strerror(errno));
 		return -1;
 	}
+	r = take_copy(src, name, res);
+	if (r)
+		return r;
+	r = -1;
 	snprintf(msg, sizeof(msg), "%s %d", DM_SUBVOL_MSG_SNAPSHOT_BEGIN, img->fd);
 	hold_signals(&old);
 	t0 = now_seconds();
@@ -129,6 +166,8 @@ static int clone_active(struct volume *src, const char *name, int src_fd,
 		errmsg("volume %s/%s: cannot suspend %s (the filesystem on it could not freeze?): %s",
 		       pn, src->name, name, dm_last_error());
 		sigprocmask(SIG_SETMASK, &old, NULL);
+		close(res->lock_fd);
+		res->lock_fd = -1;
 		return -1;
 	}
 	if (dm_device_message(name, msg))
@@ -150,12 +189,14 @@ static int clone_active(struct volume *src, const char *name, int src_fd,
 		snprintf(res->dev, sizeof(res->dev), "%s", name);
 		return 0;
 	}
+	close(res->lock_fd);
+	res->lock_fd = -1;
 	if (saved == ENOSPC)
 		errmsg("volume %s/%s: the host has no space for the copy-on-write reserve (one block for each block the snapshot would share); free some, or remove snapshots",
 		       pn, src->name);
 	else if (saved == EBUSY)
-		errmsg("volume %s/%s: a snapshot of it is still being copied (subvol snapshot --no-wait?); wait for it, or cancel it: dmsetup message %s 0 %s",
-		       pn, src->name, name, DM_SUBVOL_MSG_SNAPSHOT_CANCEL);
+		errmsg("volume %s/%s: %s holds a snapshot copy begun outside subvol; cancel it: dmsetup message %s 0 %s",
+		       pn, src->name, name, name, DM_SUBVOL_MSG_SNAPSHOT_CANCEL);
 	else if (saved)
 		errmsg("volume %s/%s: %s refused: %s (dmesg says why)", pn, src->name,
 		       DM_SUBVOL_MSG_SNAPSHOT_BEGIN, strerror(saved));
@@ -186,6 +227,7 @@ int volume_clone_wait(struct volume *src, struct clone_result *res, bool show)
 	struct sigaction sa = { .sa_handler = on_interrupt }, old[3];
 	static const int sigs[3] = { SIGINT, SIGTERM, SIGHUP };
 	bool tty = show && isatty(STDERR_FILENO), shown = false;
+	unsigned long long total = 0;
 	struct subvol_status st;
 	char what[300];
 	int r = -1, i;
@@ -225,12 +267,13 @@ int volume_clone_wait(struct volume *src, struct clone_result *res, bool show)
 			break;
 		}
 		progress(tty, what, st.copy_copied_sectors, st.copy_total_sectors);
+		total = st.copy_total_sectors;
 		shown = tty;
 		usleep(100000);
 	}
 	if (shown) {
 		if (!r)
-			progress(tty, what, 1, 1);
+			progress(tty, what, total, total);
 		fputc('\n', stderr);
 	}
 	for (i = 0; i < 3; i++)
@@ -244,6 +287,9 @@ int volume_clone_wait(struct volume *src, struct clone_result *res, bool show)
 		r = -1;
 	}
 	res->copying = false;
+	/* The copy has ended: the next may begin. */
+	close(res->lock_fd);
+	res->lock_fd = -1;
 	/*
 	 * snapshot_begin counted every mapped block as shared; the host
 	 * shares fewer (not its unwritten extents, none if the copy failed):
@@ -288,6 +334,7 @@ int volume_clone_start(struct volume *src, struct new_image *img,
 	int src_fd, active, r = -1;
 
 	memset(res, 0, sizeof(*res));
+	res->lock_fd = -1;
 	src_fd = open(src->path, O_RDONLY | O_CLOEXEC);
 	if (src_fd < 0) {
 		errmsg("volume %s/%s: cannot open %s: %s", pn, src->name, src->path,
@@ -504,7 +551,7 @@ static void log_error(const char *msg)
  * if there is none: then this process waits), as lvconvert --background.
  */
 static int background(struct volume *src, struct volume *dst, bool writable,
-		      const struct clone_result *res)
+		      struct clone_result *res)
 {
 	pid_t pid;
 	int fd;
@@ -518,6 +565,9 @@ static int background(struct volume *src, struct volume *dst, bool writable,
 		return 0;
 	}
 	if (pid > 0) {
+		/* The child owns the copy now, and keeps its lock. */
+		close(res->lock_fd);
+		res->lock_fd = -1;
 		printf("%s %s/%s of %s/%s: copying in the background (device suspended for %.1f ms); it appears when complete\n",
 		       writable ? "Writable snapshot" : "Snapshot", src->pool->meta.name,
 		       dst->name, src->pool->meta.name, src->name, res->frozen * 1000);

@@ -18,6 +18,10 @@
  * failure is one line to syslog (and stderr in the foreground), and what
  * was done last is kept in the pool's user.subvol.monitor attribute for
  * pool status.  The same failure is logged again only after ten minutes.
+ *
+ * A snapshot copy that a device holds while no subvol process owns it
+ * (the process was killed during the copy: copy-owner.c) is cancelled at
+ * the next check, giving back its copy-on-write reserve.
  */
 #include "subvol.h"
 #include "cmd.h"
@@ -804,9 +808,38 @@ static void check_spec(struct seen *s, const char *spec, const char *why)
 }
 
 /*
+ * A snapshot copy on dev whose subvol process is gone (copy-owner.c)
+ * holds its file and its copy-on-write reserve until cancelled: cancel it.
+ */
+static void reap_copy(const struct dm_subvol_device *dev, const char *image)
+{
+	char params[4200], err[256];
+	struct subvol_status st;
+	const char *was;
+	int fd, r;
+
+	if (dm_device_status(dev->name, params, sizeof(params), NULL) ||
+	    subvol_status_parse(params, &st, err, sizeof(err)) || !st.has_snapshot_copy ||
+	    st.copy == SUBVOL_COPY_NONE || copy_owned(image))
+		return;
+	fd = copy_owner_lock(image);
+	if (fd < 0)
+		return;		/* owned after all */
+	r = copy_cancel_orphan(dev->name, &was);
+	close(fd);
+	if (r > 0)
+		mlog(LOG_WARNING, "%s: cancelled a snapshot copy of %s whose subvol process is gone (it was %s)",
+		     dev->name, image, was);
+	else if (r < 0)
+		errmsg("%s: cannot cancel a snapshot copy of %s whose subvol process is gone: %s",
+		       dev->name, image, dm_last_error());
+}
+
+/*
  * Every registered pool, and the pool of every active subvol device
- * (its backing file's directory, when that is a pool).  follow_events:
- * start waiting for the devices' events.
+ * (its backing file's directory, when that is a pool); and the snapshot
+ * copies left without a process.  follow_events: start waiting for the
+ * devices' events.
  */
 static void check_all(bool dm, bool follow_events, const char *why)
 {
@@ -830,6 +863,7 @@ static void check_all(bool dm, bool follow_events, const char *why)
 	for (i = 0; i < nr; i++) {
 		if (subvol_table_parse(devs[i].params, path, sizeof(path), &feat, err, sizeof(err)))
 			continue;
+		reap_copy(&devs[i], path);
 		slash = strrchr(path, '/');
 		if (!slash)
 			continue;

@@ -266,6 +266,18 @@ int dm_event_nr(const struct dm_subvol_device *dev, uint32_t *event_nr);
 int dm_device_by_number(unsigned int major, unsigned int minor, char *name,
 			size_t namelen, char *uuid, size_t uuidlen);
 
+/*
+ * copy-owner.c: the lock a snapshot copy's process holds on its origin's
+ * image.  copy_owner_lock: the lock's fd, or -1 (errno EWOULDBLOCK:
+ * another process owns a copy of it).  copy_owned: whether some process
+ * holds it.  copy_cancel_orphan, with the lock held: cancel the copy the
+ * device DEV reports, if any (1, *was saying what state it was in; 0
+ * none; -1 the device could not be asked).
+ */
+int copy_owner_lock(const char *image);
+bool copy_owned(const char *image);
+int copy_cancel_orphan(const char *dev, const char **was);
+
 /* activation.c */
 int volume_activate(struct volume *vol, char *dev, size_t devlen);
 /* 1 deactivated, 0 was not active, -1 refused (said why). */
@@ -307,6 +319,7 @@ struct clone_result {
 	bool was_active;
 	bool copying;		/* the target is copying into the image */
 	char dev[128];		/* the device doing it */
+	int lock_fd;		/* copy_owner_lock's, while copying; else -1 */
 };
 
 /* Start the clone, wait for the target's copy, or both. */
