@@ -32,8 +32,8 @@ smoke bench-send '^full send of base: [0-9]+ stream bytes' \
 	'^1M: receive identical: yes' -- \
 	"$ROOT/scripts/bench-send" --size 64M --changes 1 --no-thin
 smoke bench-snapshot '^size +workload +extents +frozen' \
-	'^1G +few +[0-9]+ +[0-9.]+ ' '^1G +many +[0-9]+ +[0-9.]+ ' -- \
-	"$ROOT/scripts/bench-snapshot" --sizes 1 --repeat 1 --random 4
+	'^1G +few +[0-9]+ +[0-9.]+ ' '^1G +many +[0-9]+ +[0-9.]+ ' '^1G +x1000 +[0-9]+ +[0-9.]+ ' -- \
+	"$ROOT/scripts/bench-snapshot" --sizes 1 --repeat 1 --random 4 --extents 1000
 smoke bench-space ' buffered +2 +[0-9.]+ +[0-9.]+ +[0-9.]+ +-?[0-9.]+%' \
 	' 1 GiB +[0-9]+ MiB +[0-9]+ MiB' '^  ext-1000 +[0-9]+ +[0-9.]+ +[0-9]+ KiB' -- \
 	"$ROOT/scripts/bench-space" --size 64 --repeat 1 --writers "1 2" --efficiency 1 --extents 1000
