@@ -490,7 +490,7 @@ static int subvol_copy_start(struct subvol_c *sc, struct file *file)
 			       msg);
 		goto bad_wq;
 	} else if (r) {
-		SUBVOL_MSG_ERR(sc, "%s: cannot write the sharing record of %s: %d",
+		SUBVOL_MSG_ERR(sc, "%s: cannot remove the sharing record of %s: %d",
 			       msg, sc->path, r);
 		goto bad_wq;
 	}

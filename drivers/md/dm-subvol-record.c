@@ -96,13 +96,12 @@ static void subvol_record_allocated(struct subvol_space *space, loff_t hole,
 }
 
 /*
- * Add the blocks in state SUBVOL_SHARED or, if @all_backed, all non-hole
- * blocks, from @first on; a range may cover more blocks than it must, so
+ * Add the blocks in state SUBVOL_SHARED, from @first on; a range may
+ * cover more blocks than it must, so
  * that the record fits.
  */
 static void subvol_record_shared(struct subvol_space *space,
-				 struct subvol_record *rec, u32 first,
-				 bool all_backed)
+				 struct subvol_record *rec, u32 first)
 {
 	unsigned int group_shift;
 	u32 nr = first;
@@ -115,14 +114,12 @@ static void subvol_record_shared(struct subvol_space *space,
 		nr = first;
 		for (block = 0; block < space->nr_blocks; block = next) {
 			unsigned int s;
-			bool hit;
 			u64 start, prev;
 
 			next = subvol_map_run(&space->map, block,
 					      space->nr_blocks, &s);
-			hit = all_backed ? s != SUBVOL_HOLE : s == SUBVOL_SHARED;
 			cond_resched();
-			if (!hit)
+			if (s != SUBVOL_SHARED)
 				continue;
 			start = block >> group_shift << group_shift;
 			prev = open ? le64_to_cpu(rec->ranges[nr - 1].start) : 0;
@@ -150,7 +147,7 @@ static void subvol_record_shared(struct subvol_space *space,
  * the device is suspended or being torn down.  Sleeps.
  */
 static struct subvol_record *subvol_record_build(struct subvol_space *space,
-						 bool all_backed, size_t *size)
+						 size_t *size)
 {
 	struct inode *inode = file_inode(space->file);
 	struct subvol_record_builder b = { };
@@ -171,7 +168,7 @@ static struct subvol_record *subvol_record_build(struct subvol_space *space,
 	}
 	if (b.overflow)
 		b.nr = 0;
-	subvol_record_shared(space, b.rec, b.nr, all_backed);
+	subvol_record_shared(space, b.rec, b.nr);
 
 	b.rec->magic = cpu_to_le32(SUBVOL_RECORD_MAGIC);
 	b.rec->version = cpu_to_le32(SUBVOL_RECORD_VERSION);
@@ -183,7 +180,7 @@ static struct subvol_record *subvol_record_build(struct subvol_space *space,
 	return b.rec;
 }
 
-int subvol_record_write(struct subvol_space *space, bool all_backed)
+int subvol_record_write(struct subvol_space *space)
 {
 	struct subvol_record *rec;
 	size_t size;
@@ -195,7 +192,7 @@ int subvol_record_write(struct subvol_space *space, bool all_backed)
 	 */
 	if (IS_IMMUTABLE(file_inode(space->file)))
 		return 0;
-	rec = subvol_record_build(space, all_backed, &size);
+	rec = subvol_record_build(space, &size);
 	if (IS_ERR(rec))
 		return PTR_ERR(rec);
 	r = mnt_want_write_file(space->file);
@@ -207,6 +204,28 @@ int subvol_record_write(struct subvol_space *space, bool all_backed)
 	}
 	kvfree(rec);
 	return r;
+}
+
+/*
+ * Before a snapshot shares anything: the record would count too little
+ * sharing after a crash, so it goes, and until the volume goes away
+ * (subvol_record_write()) a table that cannot read the extent map counts
+ * every data block as shared.  Removing it takes a constant time, as the
+ * suspend it runs in should; writing one walks the whole extent map.
+ */
+int subvol_record_drop(struct subvol_space *space)
+{
+	int r;
+
+	if (IS_IMMUTABLE(file_inode(space->file)))
+		return 0;
+	r = mnt_want_write_file(space->file);
+	if (r)
+		return r;
+	r = vfs_removexattr(file_mnt_user_ns(space->file),
+			    space->file->f_path.dentry, SUBVOL_RECORD_XATTR);
+	mnt_drop_write_file(space->file);
+	return r == -ENODATA ? 0 : r;
 }
 
 /* Apply a valid record's ranges: allocated ones first, then shared. */

@@ -21,11 +21,10 @@
  * Without a valid record every data block counts as shared and every
  * unwritten block as a hole: that may claim too much, never too little.
  * A record is valid while the host's layout of the file is the one it was
- * written for.  The record is written before a snapshot shares anything
- * (all data blocks then count as shared) and again when the volume goes
- * away.  Only overwrites and discards make blocks exclusive in between,
- * so after a crash the record claims more sharing than there is, never
- * less.
+ * written for.  The record is written when the volume goes away, and
+ * removed before a snapshot shares anything (in the suspend, where
+ * writing one would walk the whole extent map): after a crash there is
+ * then none, or one that claims more sharing than there is, never less.
  */
 
 #include "dm-subvol.h"
@@ -466,9 +465,9 @@ void subvol_space_rescan(struct subvol_space *space, u64 block, u64 nr)
 /*
  * Before a snapshot: every data block will be shared once the file is
  * cloned, so claim the copy-on-write reserve for the exclusive ones now,
- * or fail with ENOSPC and change nothing.  The sharing record is written
- * first, so that a crash after the clone finds them counted.  The device
- * is suspended: no I/O changes the map meanwhile.
+ * or fail with ENOSPC and change nothing.  The sharing record is removed
+ * first, so that a crash after the clone does not find it counting too
+ * little.  The device is suspended: no I/O changes the map meanwhile.
  */
 int subvol_space_prepare_snapshot(struct subvol_space *space)
 {
@@ -487,7 +486,7 @@ int subvol_space_prepare_snapshot(struct subvol_space *space)
 		if (r)
 			goto out;
 	}
-	r = subvol_record_write(space, true);
+	r = subvol_record_drop(space);
 	if (r) {
 		if (guarantee)
 			subvol_pool_uncommit(space->pool, excl);
@@ -898,7 +897,7 @@ static void subvol_space_release(struct kref *kref)
 	subvol_copy_exit(space);
 
 	/* The next activation starts from what is shared now. */
-	r = subvol_record_write(space, false);
+	r = subvol_record_write(space);
 	if (r)
 		DMERR("%s: cannot write the sharing record of %pD: %d",
 		      dm_device_name(space->md), space->file, r);

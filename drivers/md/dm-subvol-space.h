@@ -267,7 +267,8 @@ int subvol_layout_walk(struct subvol_space *space, loff_t pos, loff_t end,
 		       void (*fn)(struct subvol_space *space, loff_t hole,
 				  loff_t data, loff_t data_end, void *priv),
 		       void *priv);
-int subvol_record_write(struct subvol_space *space, bool all_backed);
+int subvol_record_write(struct subvol_space *space);
+int subvol_record_drop(struct subvol_space *space);
 void subvol_record_apply(struct subvol_space *space, u64 layout);
 extern const struct blk_space_ops subvol_provider_ops;
 

@@ -598,7 +598,7 @@ static int subvol_message(struct dm_target *ti, unsigned int argc,
 			SUBVOL_MSG_ERR(sc, "%s: no host space for the copy-on-write reserve",
 				       argv[0]);
 		else if (r)
-			SUBVOL_MSG_ERR(sc, "%s: cannot write the sharing record of %s: %d",
+			SUBVOL_MSG_ERR(sc, "%s: cannot remove the sharing record of %s: %d",
 				       argv[0], sc->path, r);
 		return r;
 	}

@@ -38,14 +38,20 @@ check_eq "and gives every promise back" 0 "$(status_field vol $F_PROMISED)"
 check "remount read-write again" mount -o remount,rw $G
 
 # A snapshot: everything shared, which stays known across reactivation.
+record() { getfattr --absolute-names -n trusted.dm-subvol.shared $HOST/img >/dev/null 2>&1; }
+check "the last removal wrote a sharing record" record
 dmsetup suspend vol
 check "prepare_snapshot" dmsetup message vol 0 prepare_snapshot
+# Writing one in the suspend walks the whole extent map; an old one would
+# count too little sharing after a crash.
+check_fails "prepare_snapshot removed it" record
 cp --reflink=always $HOST/img $HOST/snap
 check_eq "after the snapshot: every mapped block shared" "$(status_field vol $F_MAPPED)" "$(status_field vol $F_SHARED)"
 dmsetup resume vol
 umount $G
 c2=$(counters)
 dmsetup remove vol
+check "the removal wrote it again" record
 subvol_create vol "$HOST/img" 1024
 # The host shares no unwritten extent (mkfs's zeroed log): the map
 # counted them shared, the host's extent map does not.

@@ -3,8 +3,9 @@
 # leaves a copy nobody will name: status says so, the next snapshot of the
 # volume cancels it and succeeds, subvol monitor cancels it at its next
 # check, and the copy-on-write reserve it claimed comes back.  A copy whose
-# process lives is left alone by both.  On a terminal the tool shows the
-# copy's progress on one line.
+# process lives is left alone by both, and its snapshot, without a name
+# until the copy is complete, cannot be sent or cloned.  On a terminal
+# the tool shows the copy's progress on one line.
 . /src/tests/lib/vmtest.sh
 . /src/tests/lib/subvol.sh
 
@@ -107,6 +108,13 @@ check "status: owned" sh -c "! subvol status tank/vm | grep -q 'no subvol proces
 o=$(subvol snapshot tank/vm s5 2>&1)
 check "a snapshot meanwhile is refused" grep -q "volume tank/vm: another subvol process is copying a snapshot of it" <<<"$o"
 check_fails "it left no image" test -e $P/s5.img
+# Until the copy is complete the snapshot has no name: nothing can use it.
+o=$(subvol send tank/s4 2>&1 >/dev/null)
+check "send of the snapshot being copied refused: it has no name yet" \
+	grep -q "volume tank/s4: no such volume" <<<"$o"
+o=$(subvol clone tank/s4 c4 2>&1)
+check "clone of it refused likewise" grep -q "volume tank/s4: no such volume" <<<"$o"
+check_fails "list does not show it" sh -c "subvol list --noheadings tank | awk '{ print \$2 }' | grep -qx s4"
 subvol monitor --once >/tmp/mon.out 2>&1
 check_fails "subvol monitor leaves it be" grep -q cancelled /tmp/mon.out
 check "the copy goes on" copying
