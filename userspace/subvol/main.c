@@ -162,8 +162,9 @@ static const struct command commands[] = {
 	  "  Fields: pool,volume,kind,state,device,image,size,guarantee,no_space,\n"
 	  "  no_space_timeout,low_water_mark,ignore_discard,extent_size,host_lvm,backed,\n"
 	  "  mapped,shared,promised,cow_reserve,pool_claimed,pool_committed,\n"
-	  "  uncovered,host_free,client,low_water,accounting_errors,origin,\n"
-	  "  origin_id,created,id (those the volume's state lacks: with -o only)\n" },
+	  "  uncovered,host_free,client,low_water,accounting_errors,snapshot_copy,\n"
+	  "  origin,origin_id,created,id\n"
+	  "  (those the volume's state lacks: with -o only)\n" },
 	{ "snapshot", cmd_snapshot, false, true,
 	  "snapshot [--writable] [--activate] [--wait|--no-wait] POOL/VOLUME NAME\n"
 	  "\n"
@@ -174,9 +175,10 @@ static const struct command commands[] = {
 	  "  while the guest runs, and NAME appears when the copy is complete.\n"
 	  "  --wait (the default) waits for it, with a progress line on a\n"
 	  "  terminal; --no-wait returns at once and a background process names\n"
-	  "  the snapshot when done.  A writable snapshot of an XFS\n"
-	  "  gets a new filesystem UUID, of an LVM PV new PV and VG UUIDs and a\n"
-	  "  new VG name (vgimportclone).\n" },
+	  "  the snapshot when done.  A copy whose process was killed is\n"
+	  "  cancelled by the next snapshot or subvol monitor.  A writable\n"
+	  "  snapshot of an XFS gets a new filesystem UUID, of an LVM PV new PV\n"
+	  "  and VG UUIDs and a new VG name (vgimportclone).\n" },
 	{ "clone", cmd_clone, false, true,
 	  "clone [--activate] POOL/SNAPSHOT NAME\n"
 	  "\n"
