@@ -130,6 +130,30 @@ check_eq "the pool's name, id and creation time are kept" "p1" \
 	"$(pool_attr "$X/p1" | sed -n 's/^name=//p')"
 check "other tools still read the pool" sv pool status p1
 
+# --- the low-water mark a pool's threshold gives its volumes ---------------------
+# A writable volume that sets no --low-water gets, at activation, the free
+# space at which its pool is past the threshold (tests/vm/85 checks the
+# live table); status and list show the mark it would get.
+lw() { sv status --bytes --noheadings -o low_water_mark "$1" 2>&1 | xargs; }
+check "pool p4 with a threshold of 300M free" sv pool create --autoextend-threshold 300M "$X/p4"
+check "a volume without --low-water" sv create --inactive --size 8M p4/v
+check "a volume with its own mark, 1M" sv create --inactive --size 8M --low-water 1M p4/own
+check_eq "status: the volume without one has the threshold's, 300M" $((300 << 20)) "$(lw p4/v)"
+check_eq "its metadata keeps 0: the mark is the pool's" 0 "$(meta low_water "$X/p4/v.img")"
+check_eq "the volume with one keeps its own" $((1 << 20)) "$(lw p4/own)"
+check "a snapshot of p4/v" sv snapshot p4/v s
+check_eq "a snapshot (read-only) gets none" "-" "$(lw p4/s)"
+check_eq "list shows the same" "own $((1 << 20))
+s -
+v $((300 << 20))" "$(sv list --bytes --noheadings -o name,low_water_mark p4 | sed -e "s/  */ /g" -e "s/ $//")"
+out=$(sv pool set --autoextend-threshold 25 p4 2>&1)
+check_eq "pool set --autoextend-threshold 25: one line, no active volume to name" 1 "$(grep -c '' <<<"$out")" || show "$out"
+size=$(($(stat -f -c '%b * %S' "$X")))
+check_eq "a percent: the free space at 25% used of the host's size now, in whole sectors" \
+	$((size / 100 * 75 / 512 * 512)) "$(lw p4/v)"
+check "pool set --autoextend-threshold off" sv pool set --autoextend-threshold off p4
+check_eq "no policy: no mark" "-" "$(lw p4/v)"
+
 # --- subvol monitor --once: the command and its environment -------------------
 # The host is a few percent used: a threshold of 1% is past, 99% is not.
 env_out=$work/env

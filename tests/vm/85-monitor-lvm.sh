@@ -1,6 +1,7 @@
 # subvol monitor with real LVM: the host XFS on a 600 MiB LV, a pool that
 # autoextends it (past 300 MiB free, by 256 MiB), a 2 GiB volume with
-# no_space:queue and the patched guest XFS, which writes 1.5 GiB.  With
+# no_space:queue (its low-water mark the pool's threshold) and the patched
+# guest XFS, which writes 1.5 GiB.  With
 # the monitor running: no ENOSPC and no I/O error, the LV extended by
 # lvextend --resizefs as many times as needed (and the host XFS with it),
 # every byte reads back (every MiB holds its offset), pool status has what the
@@ -29,11 +30,14 @@ check "pool create with an autoextend policy" subvol pool create --name vms \
 	--autoextend-threshold 300M --autoextend-step 256M --autoextend-max 3G $H1/vms || { finish; exit; }
 check_eq "pool status: the policy and the LV" "300M 256M 3G $VG/host1 0" \
 	"$(subvol pool status --noheadings -o autoextend_threshold,autoextend_step,autoextend_max,host_lv,extensions vms | xargs)"
-# The low-water event comes a little before the threshold: the space left
-# it counts is the host's free space and the pool's unpromised claim.
-check "a 2 GiB volume, no_space:queue, low-water 350M, with an XFS" \
-	subvol create --size 2G --no-space queue --low-water 350M --mkfs vms/vol || { finish; exit; }
+# No --low-water: the volume's device gets the pool's threshold as its
+# low-water mark, so its event wakes the monitor at the crossing.
+check "a 2 GiB volume, no_space:queue, no low-water mark of its own, with an XFS" \
+	subvol create --size 2G --no-space queue --mkfs vms/vol || { finish; exit; }
 DEV=/dev/mapper/subvol-vms-vol
+check_eq "its table has the threshold's low_water, 300M in sectors" "low_water:$((300 << 11))" \
+	"$(dmsetup table subvol-vms-vol | grep -o 'low_water:[0-9]*')"
+check_eq "status shows it" 300M "$(subvol status --noheadings -o low_water_mark vms/vol | xargs)"
 kmsg_mark
 check "mount the patched guest XFS" mount $DEV $G || { finish; exit; }
 check_eq "the guest attached to the space API" attached "$(status_field subvol-vms-vol $F_CLIENT)"
@@ -73,6 +77,18 @@ check "a device event found a crossing" grep -q 'past the threshold 300M (at a d
 check_eq "no I/O error, writeback error or shutdown in the kernel log" "" "$(kernel_errors)"
 check_eq "no write reached the host without a promise" 0 "$(status_field subvol-vms-vol $F_UNCOVERED)"
 no_accounting_errors subvol-vms-vol
+# A new threshold leaves the live table's mark; pool set names the volume,
+# and subvol set --low-water 0 reloads the table with the new one.
+out=$(subvol pool set --autoextend-threshold 400M vms 2>&1)
+check "pool set --autoextend-threshold 400M names the active volume that keeps the old mark" \
+	grep -qx 'Volume vms/vol: its device keeps the low-water mark of the old threshold until it is activated again, or until subvol set --low-water 0 vms/vol reloads its table' <<<"$out" ||
+	echo "# $out"
+check_eq "status shows the live table's mark, still 300M" 300M "$(subvol status --noheadings -o low_water_mark vms/vol | xargs)"
+check "subvol set --low-water 0 vms/vol (a reload under the mounted guest)" subvol set --low-water 0 vms/vol
+check_eq "the table has the new threshold's mark, 400M" "low_water:$((400 << 11))" \
+	"$(dmsetup table subvol-vms-vol | grep -o 'low_water:[0-9]*')"
+check_eq "pool set --autoextend-threshold 400M again: nothing to name" "" \
+	"$(subvol pool set --autoextend-threshold 400M vms 2>&1 | grep '^Volume')"
 check "umount" umount $G
 check "xfs_repair -n of the guest is clean" xfs_repair -n $DEV
 check "mount it again" mount $DEV $G
@@ -84,8 +100,10 @@ check "the host XFS is clean too" sh -c "umount $H1 && xfs_repair -n /dev/$VG/ho
 check "another 600 MiB LV with a host XFS" lvm_host_xfs $VG host2 600 $H2 || { finish; exit; }
 check "the same pool policy, no monitor" subvol pool create --name idle \
 	--autoextend-threshold 300M --autoextend-step 256M $H2/idle
-check "the same volume" subvol create --size 2G --no-space queue --low-water 350M --mkfs idle/vol
+check "the same volume, with its own low-water mark 350M" subvol create --size 2G --no-space queue --low-water 350M --mkfs idle/vol
 DEV2=/dev/mapper/subvol-idle-vol
+check_eq "its own mark wins over the pool's threshold" "low_water:$((350 << 11))" \
+	"$(dmsetup table subvol-idle-vol | grep -o 'low_water:[0-9]*')"
 kmsg_mark
 check "mount it" mount $DEV2 $G || { finish; exit; }
 dd if=/dev/urandom of=/tmp/source bs=1M count=50 status=none

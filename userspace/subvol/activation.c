@@ -20,9 +20,52 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/*
+ * The table's features: the volume's, and for a writable volume that sets
+ * no low-water mark, the one its pool's autoextend threshold gives, so
+ * that subvol monitor hears of the crossing from the device (lvm2 derives
+ * a thin pool's low_water_mark from thin_pool_autoextend_threshold alike).
+ */
+void volume_table_features(const struct volume *vol, struct subvol_features *f)
+{
+	*f = vol->meta.features;
+	if (!f->low_water_sectors && vol->meta.kind == VOLUME_KIND_VOLUME)
+		f->low_water_sectors = pool_low_water_sectors(vol->pool);
+}
+
+/*
+ * The features of a volume's table: for an active one (dm_name), the
+ * low-water mark its live table has (the pool's threshold as it was at
+ * activation), else the one an activation would give it.
+ */
+int volume_device_features(const struct volume *v, const char *dm_name,
+			   struct subvol_features *f)
+{
+	char params[4200], path[4096], err[256];
+	struct subvol_features live;
+
+	volume_table_features(v, f);
+	if (!dm_name)
+		return 0;
+	if (dm_device_table(dm_name, params, sizeof(params))) {
+		errmsg("volume %s/%s: cannot read the table of %s: %s", v->pool->meta.name,
+		       v->name, dm_name, dm_last_error());
+		return -1;
+	}
+	if (subvol_table_parse(params, path, sizeof(path), &live, err, sizeof(err))) {
+		errmsg("volume %s/%s: %s: %s", v->pool->meta.name, v->name, dm_name, err);
+		return -1;
+	}
+	f->low_water_sectors = live.low_water_sectors;
+	return 0;
+}
+
 int volume_table(const struct volume *vol, char *params, size_t len)
 {
-	if (subvol_table_build(params, len, vol->path, &vol->meta.features) < 0) {
+	struct subvol_features f;
+
+	volume_table_features(vol, &f);
+	if (subvol_table_build(params, len, vol->path, &f) < 0) {
 		errmsg("volume %s/%s: cannot make a table line for %s (whitespace in the path, or bad policies)",
 		       vol->pool->meta.name, vol->name, vol->path);
 		return -1;

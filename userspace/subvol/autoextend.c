@@ -186,6 +186,29 @@ int autoextend_option(int opt, const char *arg, struct autoextend_args *args)
 	return EXIT_USAGE;
 }
 
+/*
+ * The low-water mark of a volume that sets none: the free space at which
+ * the pool is past its threshold, so the device's event wakes subvol
+ * monitor at the crossing (the target counts the pool's unpromised claim
+ * as space left too, and checks at most ten times a second: the event
+ * comes at the crossing or a little after).  A percent is reckoned
+ * against the host filesystem's size now.  0: the pool has no policy, or
+ * its host cannot be asked.
+ */
+uint64_t pool_low_water_sectors(const struct pool *pool)
+{
+	const struct autoextend *a = &pool->meta.autoextend;
+	struct statvfs sv;
+	uint64_t size;
+
+	if (a->threshold_free)
+		return a->threshold_free >> 9;
+	if (!a->threshold_percent || fstatvfs(pool->dirfd, &sv))
+		return 0;
+	size = (uint64_t)sv.f_blocks * sv.f_frsize;
+	return size / 100 * (100 - a->threshold_percent) >> 9;
+}
+
 void autoextend_threshold_str(char *buf, size_t len, const struct autoextend *a, bool bytes)
 {
 	if (a->threshold_percent)
@@ -293,6 +316,32 @@ bool host_lv(int dirfd, char *vg, size_t vglen, char *lv, size_t lvlen)
 
 /* --- pool set ------------------------------------------------------------ */
 
+/*
+ * An active volume's table keeps the low-water mark its activation gave
+ * it (volume_table_features()), as lvm2's thin pools keep theirs until
+ * a reload: say which no longer match the new threshold.
+ */
+static void stale_marks(struct pool *pool)
+{
+	struct subvol_features want, live;
+	char name[DM_NAME_LEN];
+	struct volume vol;
+	char **names, **n;
+
+	names = pool_volumes(pool);
+	for (n = names; n && *n; n++) {
+		if (volume_load(pool, *n, &vol, true) ||
+		    volume_active(&vol, name, sizeof(name), NULL) != 1)
+			continue;
+		volume_table_features(&vol, &want);
+		if (!volume_device_features(&vol, name, &live) &&
+		    live.low_water_sectors != want.low_water_sectors)
+			printf("Volume %s/%s: its device keeps the low-water mark of the old threshold until it is activated again, or until subvol set --low-water 0 %s/%s reloads its table\n",
+			       pool->meta.name, vol.name, pool->meta.name, vol.name);
+	}
+	free_names(names);
+}
+
 int cmd_pool_set(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -337,6 +386,8 @@ int cmd_pool_set(int argc, char **argv)
 	}
 	autoextend_describe(desc, sizeof(desc), &meta.autoextend);
 	printf("Pool %s: %s\n", meta.name, desc);
+	pool.meta = meta;
+	stale_marks(&pool);
 	r = 0;
 out:
 	pool_close(&pool);

@@ -110,13 +110,15 @@ static void origin_by_id(struct pool *pool, const char *id, char *out, size_t le
 	free_names(names);
 }
 
-/* Fields of a volume's metadata, in list and status alike. */
-static void meta_fields(const struct volume_meta *m, struct field *guarantee,
-			struct field *no_space, struct field *timeout,
-			struct field *low_water, struct field *ignore_discard,
-			struct field *extent_size)
+/*
+ * Fields of a volume's metadata, in list and status alike; f: its table's
+ * features (the low-water mark may be the pool's).
+ */
+static void meta_fields(const struct volume_meta *m, const struct subvol_features *f,
+			struct field *guarantee, struct field *no_space,
+			struct field *timeout, struct field *low_water,
+			struct field *ignore_discard, struct field *extent_size)
 {
-	const struct subvol_features *f = &m->features;
 
 	guarantee->str = f->no_guarantee ? "none" : "full";
 	no_space->str = f->no_space_queue ? "queue" : "error";
@@ -161,11 +163,13 @@ static const struct field list_columns[L_NR] = {
 static int list_pool(struct report *rep, const char *spec)
 {
 	char dev[DM_NAME_LEN + 32], name[DM_NAME_LEN], created[32];
+	struct subvol_features feat;
 	struct field row[L_NR];
 	struct volume *vols;
 	struct pool pool;
 	char **names;
 	size_t i, j, nr;
+	bool active;
 	int r = 0;
 
 	if (pool_open(spec, &pool, false))
@@ -203,15 +207,18 @@ static int list_pool(struct report *rep, const char *spec)
 		for (j = 0; v->meta.origin_id[0] && j < nr; j++)
 			if (vols[j].exists && !strcmp(vols[j].meta.id, v->meta.origin_id))
 				row[L_ORIGIN].str = vols[j].name;
-		if (volume_active(v, name, sizeof(name), NULL) == 1) {
+		active = volume_active(v, name, sizeof(name), NULL) == 1;
+		if (active) {
 			snprintf(dev, sizeof(dev), "%s/%s", dm_dir(), name);
 			row[L_DEVICE].str = dev;
 		}
+		if (volume_device_features(v, active ? name : NULL, &feat))
+			r = -1;
 		row[L_CREATED].str = iso_time(created, sizeof(created), v->meta.created);
 		row[L_ID].str = v->meta.id;
 		row[L_ORIGIN_ID].str = v->meta.origin_id[0] ? v->meta.origin_id : NULL;
 		row[L_IMAGE].str = v->path;
-		meta_fields(&v->meta, &row[L_GUARANTEE], &row[L_NO_SPACE],
+		meta_fields(&v->meta, &feat, &row[L_GUARANTEE], &row[L_NO_SPACE],
 			    &row[L_NO_SPACE_TIMEOUT], &row[L_LOW_WATER_MARK],
 			    &row[L_IGNORE_DISCARD], &row[L_EXTENT_SIZE]);
 		row[L_HOST_LVM].num = volume_host_lvm(&v->meta);
@@ -334,6 +341,7 @@ int cmd_status(int argc, char **argv)
 	char created[32], origin[SUBVOL_NAME_MAX + 1], copy[160];
 	int sel[REPORT_MAX_COLUMNS], nsel, i;
 	struct subvol_status st = { 0 };
+	struct subvol_features feat;
 	struct dm_info_lite info;
 	struct report_opts o;
 	struct field f[S_NR];
@@ -371,6 +379,8 @@ int cmd_status(int argc, char **argv)
 		}
 		snprintf(dev, sizeof(dev), "%s/%s", dm_dir(), name);
 	}
+	if (volume_device_features(&vol, active ? name : NULL, &feat))
+		goto out;
 
 	memcpy(f, status_fields, sizeof(f));
 	f[S_POOL].str = pool.meta.name;
@@ -381,7 +391,7 @@ int cmd_status(int argc, char **argv)
 	f[S_DEVICE].str = active ? dev : NULL;
 	f[S_IMAGE].str = vol.path;
 	f[S_SIZE].num = vol.meta.size;
-	meta_fields(&vol.meta, &f[S_GUARANTEE], &f[S_NO_SPACE], &f[S_NO_SPACE_TIMEOUT],
+	meta_fields(&vol.meta, &feat, &f[S_GUARANTEE], &f[S_NO_SPACE], &f[S_NO_SPACE_TIMEOUT],
 		    &f[S_LOW_WATER_MARK], &f[S_IGNORE_DISCARD], &f[S_EXTENT_SIZE]);
 	f[S_HOST_LVM].num = volume_host_lvm(&vol.meta);
 	/* The target's counters: hidden, and "-", unless it gives them. */

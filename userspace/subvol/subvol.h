@@ -171,6 +171,11 @@ uint32_t pool_block_size(const struct pool *pool);
 /* The largest volume: whole blocks, within the host's file size and loff_t. */
 uint64_t pool_max_size(const struct pool *pool);
 /*
+ * autoextend.c: the low-water mark, in sectors, that the pool's autoextend
+ * threshold gives a volume setting none; 0 for none.
+ */
+uint64_t pool_low_water_sectors(const struct pool *pool);
+/*
  * The registry's directory, locked for one subvol monitor: its fd, or -1
  * (said why: another monitor holds it, or it cannot be made).
  */
@@ -285,6 +290,14 @@ int volume_deactivate(struct volume *vol, bool quiet_if_inactive);
 /* 1 active (name set), 0 inactive, -1 unknown (said why). */
 int volume_active(const struct volume *vol, char *name, size_t namelen,
 		  struct dm_info_lite *info);
+/* The table's features: the volume's, with the pool's low-water mark. */
+void volume_table_features(const struct volume *vol, struct subvol_features *f);
+/*
+ * Those of its device: with dm_name (active), the low-water mark of the
+ * live table; 0, or -1 said why.
+ */
+int volume_device_features(const struct volume *v, const char *dm_name,
+			   struct subvol_features *f);
 int volume_table(const struct volume *vol, char *params, size_t len);
 /* After the metadata's host_lvm changed: links and udev (see activation.c). */
 void volume_host_lvm_changed(const struct volume *vol, const char *dm_name,
