@@ -86,21 +86,6 @@ static void on_interrupt(int sig)
 	interrupted = 1;
 }
 
-/* The device's status, parsed; -1 with errno if it cannot be had. */
-static int copy_status(const char *name, struct subvol_status *st)
-{
-	char params[4200], err[256];
-
-	if (dm_device_status(name, params, sizeof(params), NULL))
-		return -1;
-	if (subvol_status_parse(params, st, err, sizeof(err)) || !st->has_snapshot_copy) {
-		trace("status of %s: %s", name, st->has_snapshot_copy ? err : "no snapshot copy field");
-		errno = EPROTO;
-		return -1;
-	}
-	return 0;
-}
-
 /*
  * Become the owner of the volume's next copy (copy-owner.c): take the
  * lock, and cancel a copy that a process now gone left on the device.

@@ -61,15 +61,27 @@ bool copy_owned(const char *image)
 	return owned;
 }
 
-int copy_cancel_orphan(const char *dev, const char **was)
+int copy_status(const char *dev, struct subvol_status *st)
 {
 	char params[4200], err[256];
-	struct subvol_status st;
 
 	if (dm_device_status(dev, params, sizeof(params), NULL))
 		return -1;
-	if (subvol_status_parse(params, &st, err, sizeof(err)) || !st.has_snapshot_copy ||
-	    st.copy == SUBVOL_COPY_NONE)
+	if (subvol_status_parse(params, st, err, sizeof(err)) || !st->has_snapshot_copy) {
+		trace("status of %s: %s", dev, st->has_snapshot_copy ? err : "no snapshot copy field");
+		errno = EPROTO;
+		return -1;
+	}
+	return 0;
+}
+
+int copy_cancel_orphan(const char *dev, const char **was)
+{
+	struct subvol_status st;
+
+	if (copy_status(dev, &st))
+		return errno == EPROTO ? 0 : -1;
+	if (st.copy == SUBVOL_COPY_NONE)
 		return 0;
 	if (dm_device_message(dev, DM_SUBVOL_MSG_SNAPSHOT_CANCEL))
 		return -1;

@@ -813,14 +813,11 @@ static void check_spec(struct seen *s, const char *spec, const char *why)
  */
 static void reap_copy(const struct dm_subvol_device *dev, const char *image)
 {
-	char params[4200], err[256];
 	struct subvol_status st;
 	const char *was;
 	int fd, r;
 
-	if (dm_device_status(dev->name, params, sizeof(params), NULL) ||
-	    subvol_status_parse(params, &st, err, sizeof(err)) || !st.has_snapshot_copy ||
-	    st.copy == SUBVOL_COPY_NONE || copy_owned(image))
+	if (copy_status(dev->name, &st) || st.copy == SUBVOL_COPY_NONE || copy_owned(image))
 		return;
 	fd = copy_owner_lock(image);
 	if (fd < 0)

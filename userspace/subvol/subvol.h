@@ -275,10 +275,13 @@ int dm_device_by_number(unsigned int major, unsigned int minor, char *name,
  * copy-owner.c: the lock a snapshot copy's process holds on its origin's
  * image.  copy_owner_lock: the lock's fd, or -1 (errno EWOULDBLOCK:
  * another process owns a copy of it).  copy_owned: whether some process
- * holds it.  copy_cancel_orphan, with the lock held: cancel the copy the
- * device DEV reports, if any (1, *was saying what state it was in; 0
- * none; -1 the device could not be asked).
+ * holds it.  copy_status: the device DEV's status, parsed, with its
+ * snapshot copy field (-1 with errno: EPROTO for a target without it).
+ * copy_cancel_orphan, with the lock held: cancel the copy the device DEV
+ * reports, if any (1, *was saying what state it was in; 0 none; -1 the
+ * device could not be asked).
  */
+int copy_status(const char *dev, struct subvol_status *st);
 int copy_owner_lock(const char *image);
 bool copy_owned(const char *image);
 int copy_cancel_orphan(const char *dev, const char **was);
