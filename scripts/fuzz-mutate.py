@@ -21,10 +21,11 @@ change was to them.
 
 Both print the mutations, one word each, and always change the stream.
 
-    fuzz-mutate.py reseal STREAM OUT
+    fuzz-mutate.py reseal STREAM [KEY] OUT
 
-takes STREAM apart and seals it again unchanged: OUT must be STREAM, or
-this script's idea of the format is wrong.
+takes STREAM apart and seals it again unchanged (OUT must be STREAM, or
+this script's idea of the format is wrong), or without the text's line
+of KEY.
 
 check: exit 0 if IMAGE holds what STREAM, applied to BASE (a file, or
 "-" for none: a full stream), describes: the header's size, DATA where
@@ -260,8 +261,15 @@ def check(stream_path, base_path, image_path):
         limit = size
     if limit > 1 << 30:
         return "a record reaches %d bytes" % limit
+    full = not any(l.startswith(b"base_id=") and len(l) > 8 for l in s.text.split(b"\n"))
+    if full:
+        base = b""
     want = bytearray(base[:limit]) + bytes(max(0, limit - len(base)))
+    covered = 0
     for rtype, off, length, payload in s.records:
+        if full and off != covered:
+            return "a full stream with a gap before byte %d, which the receiver should have refused" % off
+        covered = off + length
         if rtype not in (DATA, HOLE) or off + length > size:
             return "a record the receiver should have refused"
         if rtype == DATA:
@@ -270,6 +278,8 @@ def check(stream_path, base_path, image_path):
             want[off:off + length] = payload
         else:
             want[off:off + length] = bytes(length)
+    if full and covered != size:
+        return "a full stream that ends at byte %d of %d, which the receiver should have refused" % (covered, size)
     with open(image_path, "rb") as f:
         got = f.read(limit)
         if got != bytes(want[:limit]):
@@ -294,10 +304,14 @@ def main():
             print(why, file=sys.stderr)
             sys.exit(1)
         return
-    if len(sys.argv) == 4 and sys.argv[1] == "reseal":
+    if len(sys.argv) in (4, 5) and sys.argv[1] == "reseal":
         with open(sys.argv[2], "rb") as f:
-            data = Stream(f.read()).seal()
-        with open(sys.argv[3], "wb") as f:
+            s = Stream(f.read())
+        if len(sys.argv) == 5:	# reseal STREAM KEY OUT: without KEY's line
+            key = sys.argv[3].encode() + b"="
+            s.text = b"\n".join(l for l in s.text.split(b"\n") if not l.startswith(key))
+        data = s.seal()
+        with open(sys.argv[-1], "wb") as f:
             f.write(data)
         return
     if len(sys.argv) != 5 or sys.argv[1] not in ("raw", "sealed"):

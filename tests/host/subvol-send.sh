@@ -359,6 +359,15 @@ for kind in inc full; do
 	cp "$f" "$work/trail" && echo garbage >>"$work/trail"
 	receive_refused "$kind: garbage after the end" cor 'follow' "$work/trail"
 done
+# A stream rewritten with its checksums made anew (found by
+# scripts/fuzz-receive): the incremental one without its base_id line is a
+# full stream that leaves blocks undescribed, which must not read as zeros.
+python3 "$ROOT/scripts/fuzz-mutate.py" reseal "$ST/s2.inc" base_id "$work/nobase"
+check_eq "the rewritten stream has no base_id and checks out" "0 0" \
+	"$(grep -ac '^base_id=' "$work/nobase") $(python3 "$ROOT/scripts/fuzz-mutate.py" reseal "$work/nobase" "$work/nobase2"; cmp -s "$work/nobase" "$work/nobase2"; echo $?)"
+receive_refused "an incremental stream without its base_id, sealed anew (a full stream with gaps)" cor \
+	'^subvol: receive: (record [0-9]+ \(offset [0-9]+\) leaves bytes [0-9]+-[0-9]+ of a full stream undescribed|the full stream ends at byte [0-9]+ of its [0-9]+) \(corrupt stream\)' \
+	"$work/nobase" nobase
 receive_refused "an empty input" cor 'empty' /dev/null
 echo "not a stream" >"$work/junk"
 receive_refused "not a stream" cor 'not a subvol stream' "$work/junk"

@@ -729,6 +729,12 @@ int cmd_receive(int argc, char **argv)
 				what = "end record";
 				goto corrupt;
 			}
+			/* A full stream says what every block holds. */
+			if (!base_id[0] && pos != size) {
+				errmsg("receive: the full stream ends at byte %" PRIu64 " of its %" PRIu64 " (corrupt stream): nothing was received",
+				       pos, size);
+				goto out;
+			}
 			if (len != seen || seen != nr || c.data_bytes != data_bytes) {
 				errmsg("receive: the stream holds %" PRIu64 " records, %" PRIu64 " bytes of data; its header announced %" PRIu64 ", %" PRIu64,
 				       seen, c.data_bytes, nr, data_bytes);
@@ -757,6 +763,11 @@ int cmd_receive(int argc, char **argv)
 		    (le32toh(rec.type) == STREAM_DATA && len > STREAM_MAX_DATA)) {
 			errmsg("receive: record %" PRIu64 " (offset %" PRIu64 ", length %" PRIu64 ") is out of order or out of bounds (corrupt stream)",
 			       seen, off, len);
+			goto out;
+		}
+		if (!base_id[0] && off != pos) {
+			errmsg("receive: record %" PRIu64 " (offset %" PRIu64 ") leaves bytes %" PRIu64 "-%" PRIu64 " of a full stream undescribed (corrupt stream)",
+			       seen, off, pos, off - 1);
 			goto out;
 		}
 		pos = off + len;
