@@ -3,8 +3,9 @@
 # UBSan, given 120 mutated streams (raw and sealed, full and
 # incremental; the seed is the day's, printed), must refuse each in one
 # line leaving its pool as it was, or accept it with the data it
-# describes.  Then the harness itself: a tool that crashes and one that
-# refuses in two lines must be counted as failures.  Needs root.
+# describes.  The status and table parsers' unit fuzz test, built with
+# the sanitizers.  Then the harness itself: a tool that crashes and one
+# that refuses in two lines must be counted as failures.  Needs root.
 set -uo pipefail
 # shellcheck source=SCRIPTDIR/../lib/hosttest.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/hosttest.sh"
@@ -29,6 +30,20 @@ for what in "accepted with other data" "refused with other than one line" \
 done
 check "some receives were refused by the structure checks, past the checksums" \
 	grep -Eq 'out of order or out of bounds|its header announced|unknown type|follow the stream' "$OUT/out"
+
+# The status and table parsers' fuzz test (tests/unit/test-parse-fuzz.c),
+# with the sanitizers.
+if check "tests/unit/test-parse-fuzz.c builds with ASan and UBSan" \
+	cc -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer \
+	-std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wno-missing-field-initializers \
+	-I"$ROOT/include/uapi" -I"$ROOT/userspace/lib" -o "$OUT/parse-fuzz" \
+	"$ROOT/tests/unit/test-parse-fuzz.c" "$ROOT/userspace/lib/subvol-status.c"; then
+	ASAN_OPTIONS=detect_leaks=0 "$OUT/parse-fuzz" 300000 "$seed" >"$OUT/parse.out" 2>&1
+	check_eq "300000 mutated lines under the sanitizers: exit 0" 0 $?
+	check "and no sanitizer report" sh -c "! grep -qE 'ERROR: AddressSanitizer|runtime error:' '$OUT/parse.out'"
+	grep '^# ' "$OUT/parse.out"
+	check "its checks pass" grep -qx '4 passed, 0 failed' "$OUT/parse.out"
+fi
 
 # The harness counts what it is there to count.
 cat >"$OUT/segv" <<'EOF'
