@@ -194,6 +194,15 @@ nonzero_bytes() {
 	fi
 }
 
+# nothing_left: the checks that a test left nothing behind: no device
+# but the host's, the module unloads (nothing holds it), and the host
+# filesystem unmounts (no backing file open).
+nothing_left() {
+	check "no device left over" test -z "$(dmsetup ls | grep -v '^No devices' | grep -v hostdev)"
+	check "module unloads: nothing holds it" rmmod dm_subvol
+	check "host filesystem unmounts: no file left open" umount "$HOST"
+}
+
 # kernel_errors: lines of the kernel log since the mark that mean a guest
 # lost data or a device failed I/O.
 kernel_errors() {
