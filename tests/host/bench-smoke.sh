@@ -1,7 +1,8 @@
 #!/bin/bash
-# Smoke runs of every benchmark script, at tiny sizes and one repeat: each
-# must complete and print its table.  Figures are not judged here (the
-# README has the real runs); this only keeps the scripts working.
+# Smoke runs of every benchmark and fuzzing script, at tiny sizes and one
+# repeat: each must complete and print its table.  Figures are not judged
+# here (the README has the real runs); this only keeps the scripts
+# working.
 set -uo pipefail
 # shellcheck source=SCRIPTDIR/../lib/hosttest.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/hosttest.sh"
@@ -40,5 +41,7 @@ smoke bench-space ' buffered +2 +[0-9.]+ +[0-9.]+ +[0-9.]+ +-?[0-9.]+%' \
 smoke monitor-lvm '^result: ' '^# +crossed_s +grown_s +crossing_to_s +lvextend_s +size_MiB' \
 	'^extensions: [0-9]+ ' '^crossing to extension, s: median ' '^longest write held: [0-9]+ ms' -- \
 	"$ROOT/scripts/monitor-lvm" --lv 300 --volume 1 --write 320 --rate 16m --threshold 150M \
-	--step 128M --low-water 200M
+	--step 128M
+smoke fuzz-target '^  lines +40$' '^  accepted +[0-9]+$' '^[0-9]+ passed, 0 failed$' -- \
+	"$ROOT/scripts/fuzz-target" --iterations 40 --seed 7 --out "$OUT/fuzz-target"
 finish

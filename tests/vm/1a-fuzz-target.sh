@@ -35,48 +35,63 @@ dd if=/dev/urandom of=/dev/mapper/good bs=1M count=8 oflag=direct status=none
 good_sha=$(sha /dev/mapper/good)
 kmsg_mark
 
+# The generators set REPLY rather than print: a command substitution is a
+# subshell, and bash reseeds RANDOM in each, so the seed would not repeat
+# the run.
+LONG_FEATURE=$(head -c 200 /dev/zero | tr '\0' f)
+LONG_PATH=$HOST/$(head -c 300 /dev/zero | tr '\0' a)
 # pick WORD...: one of them.
-pick() { local a=("$@"); printf '%s' "${a[RANDOM % ${#a[@]}]}"; }
+pick() {
+	local a=("$@")
+	REPLY=${a[RANDOM % ${#a[@]}]}
+}
 num() {
 	pick 0 1 7 8 9 4096 $MIB64 $((MIB64 - 8)) $((MIB64 + 8)) -1 -8 x "" 0x10 1e3 \
 		18446744073709551615 18446744073709551616 9223372036854775807 4294967296 \
 		99999999999999999999999
 }
 feature() {
+	local timeout mark
+	num && timeout=$REPLY
+	num && mark=$REPLY
 	pick ignore_discard ignore_discard ignore_discard:1 guarantee:none guarantee:full \
 		guarantee:x guarantee: no_space:queue no_space:error no_space:x no_space \
-		"no_space_timeout:$(num)" "no_space_timeout:$(pick 1 60 3600 3601)" \
-		"low_water:$(num)" low_water unknown : "$(head -c 200 /dev/zero | tr '\0' f)"
+		"no_space_timeout:$timeout" "no_space_timeout:$((RANDOM % 2 ? 3600 : 3601))" \
+		"low_water:$mark" low_water unknown : "$LONG_FEATURE"
 }
 # A valid line with some of the features, for devices to fuzz.
 valid_table() {
 	local feats=() f
-	for f in ignore_discard "guarantee:$(pick none full)" no_space:queue \
+	for f in ignore_discard "guarantee:$((RANDOM % 2 ? 0 : 1))" no_space:queue \
 		"low_water:$((RANDOM * 8))"; do
+		f=${f/guarantee:0/guarantee:none}
+		f=${f/guarantee:1/guarantee:full}
 		((RANDOM % 2)) && feats+=("$f")
 	done
 	[[ " ${feats[*]} " == *" no_space:queue "* ]] && ((RANDOM % 2)) &&
 		feats+=("no_space_timeout:$((RANDOM % 3600 + 1))")
-	printf '0 %s subvol %s %s %s' $MIB64 "$HOST/img" "${#feats[@]}" "${feats[*]}"
+	REPLY="0 $MIB64 subvol $HOST/img ${#feats[@]} ${feats[*]}"
 }
 table() {
-	local n=$((RANDOM % 4)) feats=() count i
+	local n=$((RANDOM % 4)) feats=() count start len path i
 	((RANDOM % 3)) || { valid_table; return; }
-	for ((i = 0; i < n; i++)); do feats+=("$(feature)"); done
-	count=$(pick $n $n $n $n $n $((n + 1)) $((n - 1)) x 99999 -1)
-	((n == 0)) && count=$(pick "" "" "" 0 1 x)
-	printf '%s %s subvol %s %s %s' "$(pick 0 0 0 0 0 0 1 x)" \
-		"$(pick $MIB64 $MIB64 $MIB64 $MIB64 $((MIB64 / 2)) 8 1 $((MIB64 + 8)) 0 99999999999)" \
-		"$(pick "$HOST/img" "$HOST/img" "$HOST/img" "$HOST/img" "$HOST/small" "$HOST/dir" \
-			"$HOST/fifo" "$HOST/none" img /dev/null /mnt/tmpfs/other \
-			"$HOST/$(head -c 300 /dev/zero | tr '\0' a)")" \
-		"$count" "${feats[*]}"
+	for ((i = 0; i < n; i++)); do feature && feats+=("$REPLY"); done
+	pick $n $n $n $n $n $((n + 1)) $((n - 1)) x 99999 -1 && count=$REPLY
+	((n == 0)) && pick "" "" "" 0 1 x && count=$REPLY
+	pick 0 0 0 0 0 0 1 x && start=$REPLY
+	pick $MIB64 $MIB64 $MIB64 $MIB64 $((MIB64 / 2)) 8 1 $((MIB64 + 8)) 0 99999999999 && len=$REPLY
+	pick "$HOST/img" "$HOST/img" "$HOST/img" "$HOST/img" "$HOST/small" "$HOST/dir" \
+		"$HOST/fifo" "$HOST/none" img /dev/null /mnt/tmpfs/other "$LONG_PATH" && path=$REPLY
+	REPLY="$start $len subvol $path $count ${feats[*]}"
 }
 message() {
-	pick "reserve $(num)" "release $(num)" "reserve 8" "release 8" "RESERVE 4096" \
+	local a b fd
+	num && a=$REPLY
+	num && b=$REPLY
+	pick 3 4 5 6 7 8 9 0 1 99 -1 x "" && fd=$REPLY
+	pick "reserve $a" "release $a" "reserve 8" "release 8" "RESERVE 4096" \
 		prepare_snapshot "prepare_snapshot x" rescan_sharing snapshot_end snapshot_cancel \
-		"snapshot_begin $(pick 3 4 5 6 7 8 9 0 1 99 -1 x "")" snapshot_begin "reserve" \
-		"reserve 8 8" unknown "release $(num) $(num)"
+		"snapshot_begin $fd" snapshot_begin "reserve" "reserve 8 8" unknown "release $a $b"
 }
 
 lines=0 accepted=0 refused_ctr=0 refused_other=0 msgs=0 msg_ok=0 msg_refused=0
@@ -108,7 +123,7 @@ fuzz_device() {
 			fi
 			;;
 		*)
-			m=$(message)
+			message && m=$REPLY
 			msgs=$((msgs + 1))
 			before=$(kmsg_since_mark | grep -c ': message ' || true)
 			# snapshot_begin takes a descriptor of dmsetup's: open some.
@@ -137,7 +152,7 @@ fuzz_device() {
 for ((i = 0; i < ITER; i++)); do
 	kmsg_since_mark >>/tmp/fuzz-kmsg
 	kmsg_mark
-	t=$(table)
+	table && t=$REPLY
 	lines=$((lines + 1))
 	if dmsetup create fz --table "$t" >/dev/null 2>&1; then
 		accepted=$((accepted + 1))
