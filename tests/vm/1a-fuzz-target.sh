@@ -14,7 +14,7 @@
 . /src/tests/lib/vmtest.sh
 . /src/tests/lib/subvol.sh
 
-ITER=${1:-120}
+ITER=${1:-60}
 SEED=${2:-$(($(date +%s) / 86400))}
 echo "# seed $SEED, $ITER table lines: tests/vm/1a-fuzz-target.sh $ITER $SEED repeats this run"
 RANDOM=$SEED

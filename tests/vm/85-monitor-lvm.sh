@@ -83,7 +83,7 @@ no_accounting_errors subvol-vms-vol
 # and subvol set --low-water 0 reloads the table with the new one.
 out=$(subvol pool set --autoextend-threshold 400M vms 2>&1)
 check "pool set --autoextend-threshold 400M names the active volume that keeps the old mark" \
-	grep -qx 'Volume vms/vol: its device keeps the low-water mark of the old threshold until it is activated again, or until subvol set --low-water 0 vms/vol reloads its table' <<<"$out" ||
+	grep -qx "Volume vms/vol: its device keeps its low-water mark, 300M, not the threshold's 400M, until it is activated again or subvol set --low-water 0 vms/vol reloads its table" <<<"$out" ||
 	echo "# $out"
 check_eq "status shows the live table's mark, still 300M" 300M "$(subvol status --noheadings -o low_water_mark vms/vol | xargs)"
 check "subvol set --low-water 0 vms/vol (a reload under the mounted guest)" subvol set --low-water 0 vms/vol

@@ -319,11 +319,21 @@ bool host_lv(int dirfd, char *vg, size_t vglen, char *lv, size_t lvlen)
 /*
  * An active volume's table keeps the low-water mark its activation gave
  * it (volume_table_features()), as lvm2's thin pools keep theirs until
- * a reload: say which no longer match the new threshold.
+ * a reload: say which no longer match the threshold (a new one, or a
+ * percent of a host that grew since).
  */
+static const char *fmt_mark(char *buf, size_t len, uint64_t sectors)
+{
+	if (!sectors)
+		return "none";
+	format_size(buf, len, sectors << 9);
+	return buf;
+}
+
 static void stale_marks(struct pool *pool)
 {
 	struct subvol_features want, live;
+	char had[32], now[32];
 	char name[DM_NAME_LEN];
 	struct volume vol;
 	char **names, **n;
@@ -336,8 +346,9 @@ static void stale_marks(struct pool *pool)
 		volume_table_features(&vol, &want);
 		if (!volume_device_features(&vol, name, &live) &&
 		    live.low_water_sectors != want.low_water_sectors)
-			printf("Volume %s/%s: its device keeps the low-water mark of the old threshold until it is activated again, or until subvol set --low-water 0 %s/%s reloads its table\n",
-			       pool->meta.name, vol.name, pool->meta.name, vol.name);
+			printf("Volume %s/%s: its device keeps its low-water mark, %s, not the threshold's %s, until it is activated again or subvol set --low-water 0 %s/%s reloads its table\n",
+			       pool->meta.name, vol.name, fmt_mark(had, sizeof(had), live.low_water_sectors),
+			       fmt_mark(now, sizeof(now), want.low_water_sectors), pool->meta.name, vol.name);
 	}
 	free_names(names);
 }
