@@ -316,12 +316,7 @@ bool host_lv(int dirfd, char *vg, size_t vglen, char *lv, size_t lvlen)
 
 /* --- pool set ------------------------------------------------------------ */
 
-/*
- * An active volume's table keeps the low-water mark its activation gave
- * it (volume_table_features()), as lvm2's thin pools keep theirs until
- * a reload: say which no longer match the threshold (a new one, or a
- * percent of a host that grew since).
- */
+/* A mark for a message: its size, or "none". */
 static const char *fmt_mark(char *buf, size_t len, uint64_t sectors)
 {
 	if (!sectors)
@@ -330,6 +325,12 @@ static const char *fmt_mark(char *buf, size_t len, uint64_t sectors)
 	return buf;
 }
 
+/*
+ * An active volume's table keeps the low-water mark its activation gave
+ * it (volume_table_features()), as lvm2's thin pools keep theirs until
+ * a reload: say which no longer match the threshold (a new one, or a
+ * percent of a host that grew since).
+ */
 static void stale_marks(struct pool *pool)
 {
 	struct subvol_features want, live;
