@@ -74,6 +74,28 @@ check "vm-run says so" grep -qx 'vm-run: VM stopped before SCRIPT finished' <<<"
 script hang <<<'sleep 600'
 check_status "a timeout makes vm-run exit 124" 124 "$VM_RUN" --timeout 20 "$work/hang.sh"
 
+# A qemu that is still running after the guest printed its exit status
+# (seen once: idle after "reboot: Power down" until --timeout) is killed,
+# and the script's status stands.  The stand-in qemu writes the marker
+# and its pid, then hangs.
+mkdir -p "$work/stuck-qemu"
+cat >"$work/stuck-qemu/qemu-system-x86_64" <<'END'
+#!/bin/bash
+while (($#)); do
+	case $1 in
+	-serial) [[ $2 == file:* ]] && log=${2#file:} ;;
+	-pidfile) echo $$ >"$2" ;;
+	esac
+	shift
+done
+echo "VM-RUN-EXIT-STATUS=7" >>"$log"
+exec sleep 600
+END
+chmod +x "$work/stuck-qemu/qemu-system-x86_64"
+out=$(PATH="$work/stuck-qemu:$PATH" "$VM_RUN" --timeout 120 "$work/exit7.sh" 2>&1)
+check_eq "a qemu stuck after the guest's exit status is killed, and the status stands" 7 $? || show "$out"
+check "vm-run says it killed it" grep -q '^vm-run: qemu had not exited .* after the guest ended; killed it$' <<<"$out"
+
 # (e) --share: what the guest writes there is on the host at once, also
 # when the VM is killed afterwards; --rootfs: an image the guest reads and
 # may write, the writes thrown away; --stock-xfs: Debian's xfs.ko.
