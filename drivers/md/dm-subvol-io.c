@@ -134,7 +134,8 @@ static void subvol_rw_complete(struct kiocb *iocb, long ret)
 	subvol_io_end(io, bio, ret);
 }
 
-static void subvol_io_hold(struct subvol_io *io, unsigned long deadline);
+static void subvol_io_hold(struct subvol_io *io, unsigned long deadline,
+			   enum subvol_hold why);
 static void subvol_write_data(struct subvol_io *io, struct bio *bio);
 
 /*
@@ -185,7 +186,7 @@ static void subvol_rw(struct subvol_io *io, struct bio *bio)
 
 	if (dir == ITER_SOURCE) {
 		if (!subvol_start_write(io)) {
-			subvol_io_hold(io, 0);
+			subvol_io_hold(io, 0, SUBVOL_HOLD_FROZEN);
 			return;
 		}
 		ret = vfs_iocb_iter_write(file, &io->iocb, &to);
@@ -234,12 +235,9 @@ static void subvol_write_data(struct subvol_io *io, struct bio *bio)
 {
 	struct subvol_c *sc = io->sc;
 
-	io->copy_held = subvol_copy_before_write(sc->space,
-						 subvol_bio_pos(sc, bio),
-						 bio->bi_iter.bi_size,
-						 false) == -EAGAIN;
-	if (io->copy_held) {
-		subvol_io_hold(io, 0);
+	if (subvol_copy_before_write(sc->space, subvol_bio_pos(sc, bio),
+				     bio->bi_iter.bi_size, false) == -EAGAIN) {
+		subvol_io_hold(io, 0, SUBVOL_HOLD_COPY);
 		return;
 	}
 	subvol_space_write_begin(sc->space, subvol_bio_block(sc, bio),
@@ -281,11 +279,13 @@ static void subvol_rw_fail(struct subvol_io *io, struct bio *bio, long ret)
  * Hold a read or write, to retry it every quarter of a second until it
  * succeeds or its deadline passes (none if 0).
  */
-static void subvol_io_hold(struct subvol_io *io, unsigned long deadline)
+static void subvol_io_hold(struct subvol_io *io, unsigned long deadline,
+			   enum subvol_hold why)
 {
 	struct subvol_c *sc = io->sc;
 
 	io->deadline = deadline;
+	io->held_for = why;
 	if (llist_add(&io->node, &sc->held))
 		queue_delayed_work(sc->wq, &sc->held_work, HZ / 4);
 }
@@ -299,6 +299,64 @@ static void subvol_log_held(struct subvol_io *io)
 	subvol_pool_counters(sc->space->pool, &claimed, &committed);
 	DMWARN_LIMIT("%s: host full: holding promised writes (pool: %llu promised, %llu claimed)",
 		     dm_device_name(sc->md), committed, claimed);
+}
+
+/* A suspend with flush is under way: dm waits for every request. */
+static bool subvol_io_flush_suspending(struct subvol_c *sc)
+{
+	return READ_ONCE(sc->suspending) && !dm_noflush_suspending(sc->ti);
+}
+
+/*
+ * dm completes a suspend only when no request is in flight, and a held
+ * one may wait for the host without end: a promised write for room the
+ * host does not have, a write to a frozen host.  On a noflush suspend
+ * (lvm2's, dm-thin's) give it back to dm, which resubmits it after the
+ * resume, with what its write counted undone, as if it had not been
+ * mapped.  On a suspend with flush, a promised write gets the no-space
+ * policy from now on, as a write no promise covers (and back its promise
+ * if the suspend is called off); the other holds end by their own
+ * timeouts, or at the host's thaw, which is what a flush waits for, and
+ * a signal to the suspending process ends dm's wait.  Returns true if
+ * @io is over.  Process context.
+ */
+static bool subvol_io_suspend_held(struct subvol_io *io, struct bio *bio)
+{
+	struct subvol_c *sc = io->sc;
+	bool covered = !subvol_change_uncovered(&io->change) &&
+		       READ_ONCE(sc->space->guarantee);
+
+	if (!READ_ONCE(sc->suspending)) {
+		if (io->held_for == SUBVOL_HOLD_NO_SPACE && io->promised) {
+			io->held_for = SUBVOL_HOLD_PROMISED;
+			io->deadline = 0;
+		}
+		return false;
+	}
+	if (dm_noflush_suspending(sc->ti)) {
+		if (op_is_write(bio_op(bio)) &&
+		    io->held_for != SUBVOL_HOLD_COPY) {
+			subvol_write_done(io, false);
+			subvol_space_write_failed(sc->space,
+						  subvol_bio_block(sc, bio),
+						  subvol_bio_blocks(sc, bio),
+						  &io->change);
+		}
+		bio->bi_status = BLK_STS_DM_REQUEUE;
+		bio_endio(bio);
+		return true;
+	}
+	if (io->held_for == SUBVOL_HOLD_PROMISED && covered) {
+		DMWARN_LIMIT("%s: suspending: held promised write now under the no_space policy",
+			     dm_device_name(sc->md));
+		io->promised = true;
+		io->held_for = SUBVOL_HOLD_NO_SPACE;
+		io->deadline = jiffies;
+		if (sc->no_space_queue)
+			io->deadline += sc->no_space_timeout * HZ;
+		io->deadline = io->deadline ?: 1;
+	}
+	return false;
 }
 
 /*
@@ -326,7 +384,8 @@ static void subvol_rw_error_work(struct work_struct *work)
 			io->deadline = jiffies +
 				       READ_ONCE(transient_timeout) * HZ;
 		if (time_before(jiffies, io->deadline)) {
-			subvol_io_hold(io, io->deadline);
+			subvol_io_hold(io, io->deadline,
+				       SUBVOL_HOLD_TRANSIENT);
 			goto out;
 		}
 	} else if (op_is_write(bio_op(bio)) &&
@@ -342,7 +401,8 @@ static void subvol_rw_error_work(struct work_struct *work)
 			DMERR_LIMIT("%s: host quota of %s exceeded: no claim backs it",
 				    dm_device_name(sc->md), sc->path);
 		} else if (!subvol_change_uncovered(&io->change) &&
-			   READ_ONCE(sc->space->guarantee)) {
+			   READ_ONCE(sc->space->guarantee) &&
+			   !subvol_io_flush_suspending(sc)) {
 			if (!io->change.in_pool) {
 				subvol_pool_use(sc->space->pool, 0);
 				io->change.in_pool = true;
@@ -354,7 +414,7 @@ static void subvol_rw_error_work(struct work_struct *work)
 			}
 			if (io->retries == 2)
 				subvol_log_held(io);
-			subvol_io_hold(io, 0);
+			subvol_io_hold(io, 0, SUBVOL_HOLD_PROMISED);
 			goto out;
 		}
 		if (sc->no_space_queue) {
@@ -362,7 +422,8 @@ static void subvol_rw_error_work(struct work_struct *work)
 				io->deadline = jiffies +
 					       sc->no_space_timeout * HZ;
 			if (time_before(jiffies, io->deadline)) {
-				subvol_io_hold(io, io->deadline);
+				subvol_io_hold(io, io->deadline,
+					       SUBVOL_HOLD_NO_SPACE);
 				goto out;
 			}
 		}
@@ -389,9 +450,11 @@ static void subvol_held_work(struct work_struct *work)
 	llist_for_each_entry_safe(io, next, batch, node) {
 		struct bio *bio = dm_bio_from_per_bio_data(io, sizeof(*io));
 
+		if (subvol_io_suspend_held(io, bio))
+			continue;
 		if (io->deadline && time_after_eq(jiffies, io->deadline))
 			subvol_rw_fail(io, bio, io->error);
-		else if (io->copy_held)
+		else if (io->held_for == SUBVOL_HOLD_COPY)
 			subvol_write_data(io, bio);
 		else
 			subvol_rw(io, bio);
@@ -509,7 +572,7 @@ int subvol_io_map(struct subvol_c *sc, struct bio *bio)
 	io->sc = sc;
 	io->retries = 0;
 	io->deadline = 0;
-	io->copy_held = false;
+	io->promised = false;
 
 	/*
 	 * Flushes, discards and write-zeroes are synchronous host calls that
@@ -560,6 +623,19 @@ int subvol_io_init(struct subvol_c *sc)
 	init_llist_head(&sc->held);
 	INIT_DELAYED_WORK(&sc->held_work, subvol_held_work);
 	return 0;
+}
+
+/* .presuspend: retry the held requests now, for subvol_io_suspend_held(). */
+void subvol_io_presuspend(struct subvol_c *sc)
+{
+	WRITE_ONCE(sc->suspending, true);
+	mod_delayed_work(sc->wq, &sc->held_work, 0);
+}
+
+/* .resume, .presuspend_undo: holds are as before the suspend. */
+void subvol_io_resume(struct subvol_c *sc)
+{
+	WRITE_ONCE(sc->suspending, false);
 }
 
 /*

@@ -310,6 +310,16 @@ static int subvol_map(struct dm_target *ti, struct bio *bio)
 	return subvol_io_map(ti->private, bio);
 }
 
+static void subvol_presuspend(struct dm_target *ti)
+{
+	subvol_io_presuspend(ti->private);
+}
+
+static void subvol_presuspend_undo(struct dm_target *ti)
+{
+	subvol_io_resume(ti->private);
+}
+
 /*
  * dm has drained the bios in flight before this is called; make what they
  * wrote durable, so that a clone of the backing file taken while we are
@@ -354,6 +364,11 @@ static int subvol_preresume(struct dm_target *ti)
 		   sc->no_space_queue ? sc->no_space_timeout : 0);
 	subvol_space_set_live(sc->space, sc, true);
 	return 0;
+}
+
+static void subvol_resume(struct dm_target *ti)
+{
+	subvol_io_resume(ti->private);
 }
 
 /*
@@ -713,8 +728,11 @@ static struct target_type subvol_target = {
 	.ctr = subvol_ctr,
 	.dtr = subvol_dtr,
 	.map = subvol_map,
+	.presuspend = subvol_presuspend,
+	.presuspend_undo = subvol_presuspend_undo,
 	.postsuspend = subvol_postsuspend,
 	.preresume = subvol_preresume,
+	.resume = subvol_resume,
 	.status = subvol_status,
 	.message = subvol_message,
 	.iterate_devices = subvol_iterate_devices,

@@ -30,9 +30,11 @@
  *
  * Locking: every field is set by the constructor and read-only afterwards,
  * except in_use, which belongs to subvol_in_use_lock (dm-subvol-backing.c),
- * the held queue, which is lock-free, and low_water_hit, low_water_checked
- * and hints_checked, which only the workqueue's items change, with atomic
- * operations and plain stores that may race harmlessly.  So ->map,
+ * the held queue, which is lock-free, suspending, which dm's suspend and
+ * resume hooks set (serialised by dm) and the workqueue reads with
+ * READ_ONCE, and low_water_hit, low_water_checked and hints_checked, which
+ * only the workqueue's items change, with atomic operations and plain
+ * stores that may race harmlessly.  So ->map,
  * ->status and I/O completions, which run concurrently, need no lock of
  * their own; the host filesystem serialises access to the file, and the
  * space accounting has its own locks (dm-subvol-space.h).
@@ -59,9 +61,14 @@ struct subvol_c {
 
 	struct subvol_space *space;
 
-	/* Writes the host had no space for, held by the queue policy. */
+	/* Requests held for the host (enum subvol_hold), retried. */
 	struct llist_head held;
 	struct delayed_work held_work;
+	/*
+	 * From .presuspend to .resume (or .presuspend_undo): held requests
+	 * must not keep dm's suspend waiting (subvol_io_suspend_held()).
+	 */
+	bool suspending;
 
 	unsigned long low_water_hit;	/* bit 0: event sent, not re-armed */
 	unsigned long hints_checked;	/* jiffies; see dm-subvol-backing.c */
@@ -89,6 +96,15 @@ struct subvol_queue {
 	struct subvol_c *sc;
 };
 
+/* Why a request is held, and so what ends the hold. */
+enum subvol_hold {
+	SUBVOL_HOLD_TRANSIENT,	/* host ENOMEM or EAGAIN: transient_timeout */
+	SUBVOL_HOLD_FROZEN,	/* the host is frozen: its thaw */
+	SUBVOL_HOLD_COPY,	/* frozen, before its copy-before-write */
+	SUBVOL_HOLD_NO_SPACE,	/* no promise covers it: no_space_timeout */
+	SUBVOL_HOLD_PROMISED,	/* promised, the host has no room yet: none */
+};
+
 /* Per-bio state, in the bio's dm per-bio data. */
 struct subvol_io {
 	struct subvol_c *sc;
@@ -101,7 +117,8 @@ struct subvol_io {
 	long error;			/* of a failed call, for its work */
 	unsigned int retries;		/* after the host ran out of space */
 	unsigned long deadline;		/* jiffies, while held; 0: none */
-	bool copy_held;			/* held before its copy-before-write */
+	enum subvol_hold held_for;	/* while held */
+	bool promised;			/* its promise waits out a suspend */
 };
 
 /* dm-subvol-backing.c: opening, checking and sharing backing files. */
@@ -121,6 +138,8 @@ void subvol_check_low_water(struct subvol_c *sc);
 int subvol_io_init(struct subvol_c *sc);
 void subvol_io_exit(struct subvol_c *sc);
 int subvol_io_map(struct subvol_c *sc, struct bio *bio);
+void subvol_io_presuspend(struct subvol_c *sc);
+void subvol_io_resume(struct subvol_c *sc);
 int subvol_io_sync(struct subvol_c *sc);
 
 #endif /* DM_SUBVOL_H */
