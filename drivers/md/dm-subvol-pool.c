@@ -34,6 +34,7 @@
 #include "dm-subvol.h"
 #include "dm-subvol-space.h"
 
+#include <linux/completion.h>
 #include <linux/cred.h>
 #include <linux/falloc.h>
 #include <linux/file.h>
@@ -195,6 +196,7 @@ static u64 subvol_pool_grow_locked(struct subvol_pool *pool, u64 blocks,
 	return got;
 }
 
+/* Only from a worker of the pool's own: see subvol_pool_grow_wait(). */
 static u64 subvol_pool_grow(struct subvol_pool *pool, u64 blocks, bool all)
 {
 	unsigned int noio_flags;
@@ -206,6 +208,53 @@ static u64 subvol_pool_grow(struct subvol_pool *pool, u64 blocks, bool all)
 	mutex_unlock(&pool->resize_lock);
 	memalloc_noio_restore(noio_flags);
 	return got;
+}
+
+/* A claim that a caller waits for, done by a kernel worker. */
+struct subvol_pool_claim {
+	struct work_struct work;
+	struct subvol_pool *pool;
+	u64 blocks;
+	bool all;
+	u64 got;
+	struct completion done;
+};
+
+static void subvol_pool_claim_work(struct work_struct *work)
+{
+	struct subvol_pool_claim *claim =
+		container_of(work, struct subvol_pool_claim, work);
+
+	claim->got = subvol_pool_grow(claim->pool, claim->blocks, claim->all);
+	complete(&claim->done);
+}
+
+/*
+ * subvol_pool_grow() for a caller that reserves: a guest writer, or the
+ * process loading a table.  The fallocate and truncate of the reserve
+ * file must not run in that task: they would obey its RLIMIT_FSIZE
+ * (SIGXFSZ and EFBIG for a claim the host has room for) and its
+ * credentials (a truncate of the root-owned file refused, the blocks of a
+ * failed claim left allocated).  A worker does them; the caller sleeps
+ * until it is done, uninterruptibly, as the claim is on its stack: one
+ * claim takes a few fallocate calls of at most SUBVOL_POOL_CLAIM_BYTES.
+ */
+static u64 subvol_pool_grow_wait(struct subvol_pool *pool, u64 blocks,
+				 bool all)
+{
+	struct subvol_pool_claim claim = {
+		.pool = pool,
+		.blocks = blocks,
+		.all = all,
+	};
+
+	might_sleep();
+	INIT_WORK_ONSTACK(&claim.work, subvol_pool_claim_work);
+	init_completion(&claim.done);
+	queue_work(system_unbound_wq, &claim.work);
+	wait_for_completion(&claim.done);
+	destroy_work_on_stack(&claim.work);
+	return claim.got;
 }
 
 /*
@@ -364,9 +413,10 @@ int subvol_pool_commit(struct subvol_pool *pool, u64 blocks)
 		 */
 		headroom = subvol_pool_headroom(pool);
 		if (headroom < blocks) {
-			if (!subvol_pool_grow(pool, blocks - headroom, true))
+			if (!subvol_pool_grow_wait(pool, blocks - headroom,
+						   true))
 				break;
-			subvol_pool_grow(pool, pool->chunk, false);
+			subvol_pool_grow_wait(pool, pool->chunk, false);
 		}
 	}
 	return -ENOSPC;
@@ -388,7 +438,7 @@ u64 subvol_pool_commit_some(struct subvol_pool *pool, u64 blocks)
 	WRITE_ONCE(pool->refilled, jiffies);
 	headroom = subvol_pool_headroom(pool);
 	if (headroom < blocks)
-		subvol_pool_grow(pool, blocks - headroom, false);
+		subvol_pool_grow_wait(pool, blocks - headroom, false);
 	spin_lock_irqsave(&pool->lock, flags);
 	got = min(blocks, subvol_pool_headroom_locked(pool));
 	pool->committed += got;
