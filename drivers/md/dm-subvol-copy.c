@@ -428,10 +428,9 @@ int subvol_copy_begin(struct subvol_c *sc, const char *arg)
 	struct file *file;
 	int r;
 
-	if (!dm_suspended(sc->ti)) {
-		SUBVOL_MSG_ERR(sc, "%s: the device must be suspended", msg);
-		return -EBUSY;
-	}
+	r = subvol_snapshot_point(sc, msg);
+	if (r)
+		return r;
 	file = subvol_copy_get_file(sc, arg);
 	if (IS_ERR(file))
 		return PTR_ERR(file);

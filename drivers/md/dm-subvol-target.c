@@ -312,7 +312,10 @@ static int subvol_map(struct dm_target *ti, struct bio *bio)
 
 static void subvol_presuspend(struct dm_target *ti)
 {
-	subvol_io_presuspend(ti->private);
+	struct subvol_c *sc = ti->private;
+
+	WRITE_ONCE(sc->suspend_sync, -EINPROGRESS);
+	subvol_io_presuspend(sc);
 }
 
 static void subvol_presuspend_undo(struct dm_target *ti)
@@ -334,6 +337,7 @@ static void subvol_postsuspend(struct dm_target *ti)
 	if (r)
 		DMERR("%s: cannot sync backing file %s on suspend: %d",
 		      dm_device_name(sc->md), sc->path, r);
+	WRITE_ONCE(sc->suspend_sync, r);
 }
 
 static int subvol_preresume(struct dm_target *ti)
@@ -579,6 +583,26 @@ static void subvol_status(struct dm_target *ti, status_type_t type,
 #define SUBVOL_MSG_ERR(sc, fmt, ...) \
 	DMERR("%s: message " fmt, dm_device_name((sc)->md), ##__VA_ARGS__)
 
+/*
+ * A snapshot message (prepare_snapshot, snapshot_begin) needs the device
+ * suspended, and the suspend's sync done and good: a clone of the backing
+ * file must hold every write the device completed.  Returns 0, or an
+ * error with the reason logged.
+ */
+int subvol_snapshot_point(struct subvol_c *sc, const char *msg)
+{
+	int r = READ_ONCE(sc->suspend_sync);
+
+	if (!dm_suspended(sc->ti) || r == -EINPROGRESS) {
+		SUBVOL_MSG_ERR(sc, "%s: the device must be suspended", msg);
+		return -EBUSY;
+	}
+	if (r)
+		SUBVOL_MSG_ERR(sc, "%s: the suspend could not sync %s: %d",
+			       msg, sc->path, r);
+	return r;
+}
+
 /* A size argument: sectors, whole host blocks.  Returns blocks. */
 static int subvol_message_size(struct subvol_c *sc, const char *msg,
 			       const char *arg, u64 *blocks)
@@ -603,11 +627,9 @@ static int subvol_message(struct dm_target *ti, unsigned int argc,
 	int r;
 
 	if (argc == 1 && !strcasecmp(argv[0], DM_SUBVOL_MSG_PREPARE_SNAPSHOT)) {
-		if (!dm_suspended(ti)) {
-			SUBVOL_MSG_ERR(sc, "%s: the device must be suspended",
-				       argv[0]);
-			return -EBUSY;
-		}
+		r = subvol_snapshot_point(sc, argv[0]);
+		if (r)
+			return r;
 		r = subvol_space_prepare_snapshot(sc->space);
 		if (r == -ENOSPC)
 			SUBVOL_MSG_ERR(sc, "%s: no host space for the copy-on-write reserve",

@@ -69,6 +69,13 @@ struct subvol_c {
 	 * must not keep dm's suspend waiting (subvol_io_suspend_held()).
 	 */
 	bool suspending;
+	/*
+	 * The result of the sync that ended the last suspend, or
+	 * -EINPROGRESS from .presuspend until it is known (set by dm's
+	 * suspend hooks, read by messages): a snapshot of the backing file
+	 * needs 0 (subvol_snapshot_point()).
+	 */
+	int suspend_sync;
 
 	unsigned long low_water_hit;	/* bit 0: event sent, not re-armed */
 	unsigned long hints_checked;	/* jiffies; see dm-subvol-backing.c */
@@ -133,6 +140,7 @@ bool subvol_backing_in_use(struct inode *inode);
 
 /* dm-subvol-target.c */
 void subvol_check_low_water(struct subvol_c *sc);
+int subvol_snapshot_point(struct subvol_c *sc, const char *msg);
 
 /* dm-subvol-io.c: the data path. */
 int subvol_io_init(struct subvol_c *sc);

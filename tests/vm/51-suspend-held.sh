@@ -8,7 +8,8 @@
 # after the resume; a suspend with flush gives a held promised write the
 # no-space policy.  tests/kmod/subvol-fault.ko turns the host's
 # completions into ENOSPC, so that a covered overwrite is held as one the
-# host ran out of room for.
+# host ran out of room for.  A suspend whose sync failed refuses a
+# snapshot.
 . /src/tests/lib/vmtest.sh
 . /src/tests/lib/subvol.sh
 
@@ -110,6 +111,18 @@ check "thaw the host" xfs_io -x -c thaw "$HOST"
 check "the overwrite completes" done_within 20
 check_eq "and succeeds" "0 " "$(cat /tmp/dd.st 2>&1) $(cat /tmp/dd.err)"
 
+# A suspend whose sync failed (the host shut down) is no point for a
+# snapshot: the device's writes may not be on the host.
+check "shut the host down" xfs_io -x -c shutdown "$HOST"
+check "dmsetup suspend" timeout 20 dmsetup suspend vol
+kmsg_mark
+# refused_for MSG: the kernel logged MSG's refusal for the failed sync.
+refused_for() { kmsg_since_mark | grep -q "message $1: the suspend could not sync $HOST/img: -5"; }
+check_fails "prepare_snapshot refused" dmsetup message vol 0 prepare_snapshot
+check "the log names the failed sync" refused_for prepare_snapshot
+touch /tmp/snap
+check_fails "snapshot_begin refused" sh -c 'dmsetup message vol 0 "snapshot_begin 7" 7<>/tmp/snap'
+check "the log names the failed sync" refused_for snapshot_begin
 check "remove" dmsetup remove vol
 nothing_left
 finish
