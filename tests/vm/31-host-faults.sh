@@ -148,6 +148,19 @@ subvol_blocked() {
 			echo "${f%/stack}: $(tr '\n' ' ' <"$f" | grep -oE '[a-z_]+\+0x[0-9a-f]+/0x[0-9a-f]+ \[dm_subvol\]' | head -3 | tr '\n' ' ')"
 	done
 }
+# io_loop CMDS: run CMDS (output in /tmp/io.out) over and over until
+# /tmp/changed exists, and twice more; at most 50 times.  Fails if CMDS
+# ever failed.
+io_loop() {
+	local i=0 after=0 rc=0
+	: >/tmp/io.out
+	while [ $i -lt 50 ] && [ $after -lt 2 ]; do
+		eval "$1" >>/tmp/io.out 2>&1 || rc=1
+		[ -e /tmp/changed ] && after=$((after + 1))
+		i=$((i + 1))
+	done
+	return $rc
+}
 # settled NAME: the device suspends, resumes and is removed, each within 30 s.
 settled() {
 	ok_within "$1: dmsetup suspend" 30 dmsetup suspend "$1"
@@ -163,11 +176,20 @@ restart() {
 	modprobe dm_subvol
 }
 
+# section NAME: print the seconds the last section took, then NAME.
+section() {
+	local now
+	now=$(cut -d' ' -f1 /proc/uptime)
+	[ -n "${SECTION:-}" ] && echo "# $SECTION: $(awk -v a="$SECTION_T" -v b="$now" 'BEGIN { printf "%.1f", b - a }') s"
+	SECTION=$1 SECTION_T=$now
+}
+
 host_xfs $HOST_MIB
 DEV=/dev/mapper/vol
 
 for round in $(seq "$ROUNDS"); do
 	echo "# round $round of $ROUNDS"
+	section "data EIO"
 	# --- EIO on data: the image's extents fail, the rest of the host works.
 	backing "$HOST/img" 64
 	subvol_create vol "$HOST/img" 64
@@ -226,6 +248,7 @@ for round in $(seq "$ROUNDS"); do
 	check_eq "data: after the heal, the failed writes changed nothing" \
 		"$(want 303 2)" "$(sum_at $HOST/img 16 2)"
 
+	section "truncate"
 	# --- the backing file truncated under direct I/O: what is past the new
 	# end reads as an error, writes go on, and the device resumes only
 	# once the file is as long as the device again.
@@ -233,14 +256,13 @@ for round in $(seq "$ROUNDS"); do
 	subvol_create vol "$HOST/img" 16
 	pattern 241 0 16
 	kmsg_mark
-	(for _ in 1 2 3; do
-		dd if=$DEV of=/dev/null bs=1M count=16 iflag=direct status=none
-		pattern 262 12 2
-	done) >/tmp/io.out 2>&1 &
+	rm -f /tmp/changed
+	io_loop "dd if=$DEV of=/dev/null bs=1M count=16 iflag=direct status=none; pattern 262 12 2" &
 	io=$!
 	sleep 0.2
 	# (The writes at 12-14 MiB extend it again: 14-16 MiB stays past the end.)
 	check "truncate: truncate the image to 4 MiB under I/O" truncate -s 4M $HOST/img
+	touch /tmp/changed
 	wait_done $io 60
 	check "truncate: the I/O finishes within 60 s" finished $io
 	wait $io
@@ -259,15 +281,17 @@ for round in $(seq "$ROUNDS"); do
 	ok_within "truncate: direct writes work again" 30 pattern 125 14 2
 	settled vol
 
+	section "unlink"
 	# --- the backing file unlinked under direct I/O: nothing changes
 	# until the device goes, and then its space is the host's again.
 	free0=$(free_bytes $HOST)
 	subvol_create vol "$HOST/img" 16
-	(for _ in 1 2 3; do
-		pattern 262 0 2 && sum_at $DEV 0 2 >/dev/null
-	done) >/tmp/io.out 2>&1 &
+	rm -f /tmp/changed
+	io_loop "pattern 262 0 2 && sum_at $DEV 0 2 >/dev/null" &
 	io=$!
+	sleep 0.2
 	check "unlink: remove the image under I/O" rm $HOST/img
+	touch /tmp/changed
 	ok_within "unlink: direct writes go on" 30 pattern 303 8 2
 	check_eq "unlink: and read back" "$(want 303 2)" "$(sum_at $DEV 8 2)"
 	wait_done $io 60
@@ -277,6 +301,7 @@ for round in $(seq "$ROUNDS"); do
 	settled vol
 	check "unlink: the host has the file's space back" test "$(free_bytes $HOST)" -gt "$free0"
 
+	section "freeze"
 	# --- the host frozen during a guest fsync (a space-aware guest XFS):
 	# the writes are held, not a worker of the target blocked until the
 	# thaw (the pool used to truncate its reserve file from the held
@@ -333,6 +358,7 @@ for round in $(seq "$ROUNDS"); do
 	ok_within "freeze: dmsetup resume" 30 dmsetup resume vol
 	rm -f $HOST/dst $HOST/alive
 
+	section "host dead: guest writes"
 	# --- EIO on host metadata: the whole host device fails, during guest
 	# writes (the same guest XFS writing and fsyncing).
 	(for i in $(seq 40); do
@@ -349,6 +375,7 @@ for round in $(seq "$ROUNDS"); do
 	settled vol
 	restart "host dead"
 
+	section "host dead: snapshot copy"
 	# ... during a snapshot copy.
 	backing "$HOST/img" 64
 	subvol_create vol "$HOST/img" 64
@@ -372,6 +399,7 @@ for round in $(seq "$ROUNDS"); do
 	settled vol
 	restart "copy, host dead"
 
+	section "host dead: pool claim"
 	# ... during a pool claim.
 	backing "$HOST/img" 512
 	subvol_create vol "$HOST/img" 512
@@ -391,6 +419,7 @@ for round in $(seq "$ROUNDS"); do
 	settled vol
 	restart "claim, host dead"
 done
+section end
 rm -f $HOST/img $HOST/dst
 nothing_left
 dmsetup remove hostdev
