@@ -313,6 +313,10 @@ for round in $(seq "$ROUNDS"); do
 	mkfs.xfs -q -f $DEV && mount $DEV /mnt/guest
 	dd if=/dev/urandom of=/tmp/src bs=1M count=4 status=none
 	cp /tmp/src /mnt/guest/f
+	# As an admin might: clear the image's CoW extent size hint, which the
+	# target sets again at the next write into holes (a second later).
+	check "freeze: clear the image's CoW extent size hint" xfs_io -c "cowextsize 0" $HOST/img
+	sleep 1.1
 	kmsg_mark
 	check "freeze: freeze the host" fsfreeze --freeze $HOST
 	xfs_io -c fsync /mnt/guest/f 2>/tmp/fsync.err &
