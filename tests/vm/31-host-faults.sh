@@ -9,7 +9,8 @@
 #     during guest writes (a space-aware guest XFS), a snapshot copy and a
 #     pool claim;
 #   - the backing file truncated, and unlinked, under direct I/O;
-#   - the host frozen during a guest fsync and a snapshot_begin.
+#   - the host frozen during a guest fsync (the image's CoW extent size
+#     hint cleared first, as an admin might) and a snapshot copy.
 # Each time: the guest sees an error only where the host failed, every
 # operation finishes within a bound (a hang is a failed check, and a hung
 # task in the kernel log fails the run), dmsetup suspend, resume and
@@ -24,8 +25,8 @@ MIB=$((1 << 20))
 F_COPY=18
 HOST_MIB=768
 HOST_SECTORS=$((HOST_MIB * SECTORS_PER_MIB))
-# A task blocked this long is reported (and fails the run): every wait
-# below is shorter.
+# A task blocked in the kernel this long is reported, which fails the
+# run: no wait for a frozen host below is that long.
 echo 30 >/proc/sys/kernel/hung_task_timeout_secs
 
 # finished PID: PID has exited (gone, or a zombie not yet waited for).
