@@ -389,12 +389,25 @@ int subvol_backing_guarantee_check(struct subvol_c *sc, char **error)
  */
 void subvol_backing_recheck_hints(struct subvol_c *sc)
 {
+	struct super_block *sb = file_inode(sc->file)->i_sb;
 	unsigned long last = READ_ONCE(sc->hints_checked);
 	char *error;
 
 	if (time_before(jiffies, last + HZ) ||
 	    cmpxchg(&sc->hints_checked, last, jiffies) != last)
 		return;
+	/*
+	 * Setting a hint again waits for a frozen host (mnt_want_write_file()),
+	 * here in the I/O worker, which must not wait for the thaw: the write
+	 * is held meanwhile anyway (subvol_start_write()).  Check again at a
+	 * write after the thaw.  Only a hint: a freeze that begins right after
+	 * it is waited for.
+	 */
+	if (!sb_start_write_trylock(sb)) {
+		WRITE_ONCE(sc->hints_checked, last);
+		return;
+	}
+	sb_end_write(sb);
 	if (subvol_backing_hints(sc, &error))
 		DMERR_LIMIT("%s: %s: %s", dm_device_name(sc->md), sc->path,
 			    error);

@@ -152,15 +152,19 @@ static void subvol_pool_settle_loose(struct subvol_pool *pool, u64 host_free)
  * writers meanwhile.  One fallocate does up to SUBVOL_POOL_CLAIM_BYTES:
  * a large promise (a guest's fallocate) is claimed in a few host
  * transactions, not one a chunk, and the reserve file's lock is not held
- * for long.  Returns the blocks claimed.  Called with resize_lock held.
+ * for long.  Returns the blocks claimed; if @err, sets it to the error of
+ * a fallocate that failed other than for lack of space (a host that
+ * failed: -EIO), else to 0.  Called with resize_lock held.
  */
 static u64 subvol_pool_grow_locked(struct subvol_pool *pool, u64 blocks,
-				   bool all)
+				   bool all, int *err)
 {
 	unsigned long flags;
 	u64 got = 0, free;
 
 	lockdep_assert_held(&pool->resize_lock);
+	if (err)
+		*err = 0;
 	/* What is free beyond our loose space, which our writes will take. */
 	free = subvol_pool_host_free(pool);
 	spin_lock_irqsave(&pool->lock, flags);
@@ -180,9 +184,12 @@ static u64 subvol_pool_grow_locked(struct subvol_pool *pool, u64 blocks,
 		if (r) {
 			/* A failed fallocate may leave part of it allocated. */
 			vfs_truncate(&pool->reserve->f_path, top);
-			if (r != -ENOSPC && r != -EDQUOT)
+			if (r != -ENOSPC && r != -EDQUOT) {
 				DMERR_LIMIT("cannot claim space on %s: %d",
 					    pool->sb->s_id, r);
+				if (err)
+					*err = r;
+			}
 			break;
 		}
 		spin_lock_irqsave(&pool->lock, flags);
@@ -197,14 +204,15 @@ static u64 subvol_pool_grow_locked(struct subvol_pool *pool, u64 blocks,
 }
 
 /* Only from a worker of the pool's own: see subvol_pool_grow_wait(). */
-static u64 subvol_pool_grow(struct subvol_pool *pool, u64 blocks, bool all)
+static u64 subvol_pool_grow(struct subvol_pool *pool, u64 blocks, bool all,
+			    int *err)
 {
 	unsigned int noio_flags;
 	u64 got;
 
 	noio_flags = memalloc_noio_save();
 	mutex_lock(&pool->resize_lock);
-	got = subvol_pool_grow_locked(pool, blocks, all);
+	got = subvol_pool_grow_locked(pool, blocks, all, err);
 	mutex_unlock(&pool->resize_lock);
 	memalloc_noio_restore(noio_flags);
 	return got;
@@ -217,6 +225,7 @@ struct subvol_pool_claim {
 	u64 blocks;
 	bool all;
 	u64 got;
+	int err;
 	struct completion done;
 };
 
@@ -225,7 +234,8 @@ static void subvol_pool_claim_work(struct work_struct *work)
 	struct subvol_pool_claim *claim =
 		container_of(work, struct subvol_pool_claim, work);
 
-	claim->got = subvol_pool_grow(claim->pool, claim->blocks, claim->all);
+	claim->got = subvol_pool_grow(claim->pool, claim->blocks, claim->all,
+				      &claim->err);
 	complete(&claim->done);
 }
 
@@ -240,7 +250,7 @@ static void subvol_pool_claim_work(struct work_struct *work)
  * claim takes a few fallocate calls of at most SUBVOL_POOL_CLAIM_BYTES.
  */
 static u64 subvol_pool_grow_wait(struct subvol_pool *pool, u64 blocks,
-				 bool all)
+				 bool all, int *err)
 {
 	struct subvol_pool_claim claim = {
 		.pool = pool,
@@ -254,7 +264,26 @@ static u64 subvol_pool_grow_wait(struct subvol_pool *pool, u64 blocks,
 	queue_work(system_unbound_wq, &claim.work);
 	wait_for_completion(&claim.done);
 	destroy_work_on_stack(&claim.work);
+	if (err)
+		*err = claim.err;
 	return claim.got;
+}
+
+/*
+ * Is the host frozen?  A claim (fallocate) or a release (truncate) of the
+ * reserve file would then wait for the thaw in sb_start_write(), however
+ * long the host stays frozen, holding resize_lock and the worker that
+ * called it: the target's held-write retries (subvol_pool_lost()) and
+ * balance.  While the host is frozen no write of ours allocates either,
+ * so neither is needed before the thaw.  Only a hint: a freeze that
+ * begins right after it is waited for.
+ */
+static bool subvol_pool_host_frozen(struct subvol_pool *pool)
+{
+	if (!sb_start_write_trylock(pool->sb))
+		return true;
+	sb_end_write(pool->sb);
+	return false;
 }
 
 /*
@@ -316,6 +345,11 @@ static void subvol_pool_balance(struct work_struct *work)
 	unsigned long shrink_at = READ_ONCE(pool->refilled) + HZ;
 	u64 headroom, host_free, held, grow = 0, shrink = 0;
 
+	/* Nothing to claim or release on a frozen host: try after a while. */
+	if (subvol_pool_host_frozen(pool)) {
+		queue_delayed_work(system_unbound_wq, &pool->balance, HZ);
+		return;
+	}
 	host_free = subvol_pool_host_free(pool);
 	spin_lock_irqsave(&pool->lock, flags);
 	subvol_pool_settle_loose(pool, host_free);
@@ -338,7 +372,7 @@ static void subvol_pool_balance(struct work_struct *work)
 	}
 	spin_unlock_irqrestore(&pool->lock, flags);
 
-	if (grow && subvol_pool_grow(pool, grow, false) < grow)
+	if (grow && subvol_pool_grow(pool, grow, false, NULL) < grow)
 		later = SUBVOL_POOL_GROW_BACKOFF;
 	else if (shrink)
 		subvol_pool_shrink(pool, shrink);
@@ -395,10 +429,15 @@ bool subvol_pool_try_commit(struct subvol_pool *pool, u64 blocks)
 	return ok;
 }
 
-/* As subvol_pool_try_commit(), but claims more space if needed.  Sleeps. */
+/*
+ * As subvol_pool_try_commit(), but claims more space if needed: -ENOSPC
+ * if the host cannot back it, or the error of a host that failed (-EIO:
+ * a host shut down is not a full one).  Sleeps.
+ */
 int subvol_pool_commit(struct subvol_pool *pool, u64 blocks)
 {
 	u64 headroom;
+	int err = 0;
 
 	might_sleep();
 	/* A client refilling is about to reserve: keep the claim a while. */
@@ -414,12 +453,12 @@ int subvol_pool_commit(struct subvol_pool *pool, u64 blocks)
 		headroom = subvol_pool_headroom(pool);
 		if (headroom < blocks) {
 			if (!subvol_pool_grow_wait(pool, blocks - headroom,
-						   true))
+						   true, &err))
 				break;
-			subvol_pool_grow_wait(pool, pool->chunk, false);
+			subvol_pool_grow_wait(pool, pool->chunk, false, NULL);
 		}
 	}
-	return -ENOSPC;
+	return err ?: -ENOSPC;
 }
 
 /*
@@ -438,7 +477,7 @@ u64 subvol_pool_commit_some(struct subvol_pool *pool, u64 blocks)
 	WRITE_ONCE(pool->refilled, jiffies);
 	headroom = subvol_pool_headroom(pool);
 	if (headroom < blocks)
-		subvol_pool_grow_wait(pool, blocks - headroom, false);
+		subvol_pool_grow_wait(pool, blocks - headroom, false, NULL);
 	spin_lock_irqsave(&pool->lock, flags);
 	got = min(blocks, subvol_pool_headroom_locked(pool));
 	pool->committed += got;
@@ -485,8 +524,10 @@ void subvol_pool_uncommit(struct subvol_pool *pool, u64 blocks)
  * done under resize_lock, so that writers racing here release once for
  * their common need, not once each.  The claim may go below what is
  * committed: the writes in flight are promises being kept, and the pool
- * is then short until balance claims again.  Returns the blocks
- * released.  Process context.
+ * is then short until balance claims again.  On a frozen host nothing is
+ * released: no write of ours proceeds before the thaw, and one that then
+ * finds the host full comes back here.  Returns the blocks released.
+ * Process context.
  */
 static u64 subvol_pool_cover(struct subvol_pool *pool, bool exact)
 {
@@ -494,6 +535,8 @@ static u64 subvol_pool_cover(struct subvol_pool *pool, bool exact)
 	unsigned int noio_flags;
 	u64 need;
 
+	if (subvol_pool_host_frozen(pool))
+		return 0;
 	noio_flags = memalloc_noio_save();
 	mutex_lock(&pool->resize_lock);
 	spin_lock_irqsave(&pool->lock, flags);

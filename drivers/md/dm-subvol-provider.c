@@ -244,7 +244,8 @@ static int subvol_provider_refill(struct blk_space *provider, u64 blocks)
 		return 0;
 	n -= credit;
 	r = subvol_pool_commit(space->pool, n);
-	if (r)
+	/* Only a full host may grow: one that failed fails the refill. */
+	if (r == -ENOSPC)
 		r = subvol_provider_hold(space, n);
 	if (r)
 		return r;
