@@ -173,12 +173,14 @@ cc_snapshot_work() {
 	subvol snapshot --no-wait "$CC_POOL/$CC_VOL" "snap$CC_MARKS" >/dev/null || return
 	cc_mark snapshot
 	cc_fsync_work "$1"
+	# Until the target holds no copy (status field 18 is "-"), 300 s.
 	local i=0
-	while pgrep -f 'subvol snapshot' >/dev/null && ((i < 600)); do
+	while [[ $(status_field "subvol-$CC_POOL-$CC_VOL" 18) != - ]] && ((i < 600)); do
 		sleep 0.5
 		i=$((i + 1))
 	done
 	cc_mark snapshot-done
+	[[ $(status_field "subvol-$CC_POOL-$CC_VOL" 18) == - ]]
 }
 
 # cc_nearfull_work N: fill the host to ~48 MiB free with a preallocated
