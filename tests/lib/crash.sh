@@ -281,11 +281,13 @@ cc_accounting() {
 		"${st[$((F_SHARED + 3))]}" "${st[$((F_COW + 3))]}"
 }
 
-# cc_data POINT MARK: every file fsync'ed before mark MARK holds what it
-# held then; a file deleted before MARK is gone; one deleted after MARK is
-# gone or intact.
+# cc_data POINT MARK [exact]: every file fsync'ed before mark MARK holds
+# what it held then; a file deleted before MARK is gone; one deleted after
+# MARK is gone or intact.  With "exact" (the point is the mark itself,
+# nothing after it was replayed), nothing done after the mark is there:
+# files are exactly as the manifest says at MARK, no other file exists.
 cc_data() {
-	local p=$1 m=$2 bad=0 name f
+	local p=$1 m=$2 exact=${3:-} bad=0 name f
 	local -A last=() size=() sum=() later=()
 	local n op x s h
 	while read -r n op x s h; do
@@ -302,15 +304,27 @@ cc_data() {
 			continue
 		fi
 		if [[ ! -e $f ]]; then
-			[[ -n ${later[$name]:-} ]] && continue
+			[[ -z $exact && -n ${later[$name]:-} ]] && continue
 			bad=$((bad + 1))
 			echo "# $p: $name (fsync'ed before mark $m) is missing"
 		elif [[ $(head -c "${size[$name]}" "$f" | sha256sum | cut -d' ' -f1) != "${sum[$name]}" ]]; then
 			bad=$((bad + 1))
 			echo "# $p: $name: its first ${size[$name]} bytes are not what was fsync'ed before mark $m"
+		elif [[ -n $exact && $(stat -c %s "$f") != "${size[$name]}" ]]; then
+			bad=$((bad + 1))
+			echo "# $p: $name: $(stat -c %s "$f") bytes at mark $m, ${size[$name]} were fsync'ed"
 		fi
 	done
-	cc_check_eq data "$p: every byte fsync'ed before mark $m is intact (${#last[@]} files)" 0 $bad
+	if [[ -n $exact ]]; then
+		for f in "$CC_CGUEST"/f*; do
+			[[ -e $f && -z ${last[${f##*/}]:-} ]] || continue
+			bad=$((bad + 1))
+			echo "# $p: ${f##*/}, made after mark $m, is there"
+		done
+		cc_check_eq data "$p: the files are exactly as at mark $m (${#last[@]} files)" 0 $bad
+	else
+		cc_check_eq data "$p: every byte fsync'ed before mark $m is intact (${#last[@]} files)" 0 $bad
+	fi
 }
 
 CC_REPLAYED=0
@@ -334,7 +348,7 @@ cc_check_point() {
 			if cc_check activate "$p: the volume activates" dmsetup create crash-vol --table "0 ${table[*]}"; then
 				cc_accounting "$p" "activated"
 				if cc_check guest-mount "$p: guest XFS mounts" mount /dev/mapper/crash-vol "$CC_CGUEST"; then
-					cc_data "$p" "$m"
+					cc_data "$p" "$m" "$([[ $1 == mark ]] && echo exact)"
 					umount "$CC_CGUEST"
 					cc_accounting "$p" "guest unmounted"
 				fi
