@@ -232,7 +232,7 @@ cc_receive_work() {
 	done
 	[[ -n ${snap:-} && -e $img ]] || return
 	subvol pool create --name "${CC_POOL}2" "$HOST/pool2" >/dev/null &&
-		subvol send "$CC_POOL/$snap" | subvol receive "${CC_POOL}2" >/dev/null || return
+		subvol send --quiet "$CC_POOL/$snap" | subvol receive --quiet "${CC_POOL}2" >/dev/null || return
 	[[ -e $HOST/pool2/$snap.img ]] || return
 	cc_mark received
 	echo "$CC_MARKS image pool2/$snap.img $(stat -c %s "$img") $(sha "$img")" >>"$CC_DIR/manifest"
