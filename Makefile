@@ -22,9 +22,9 @@ KERNEL_SOURCES := $(filter-out %.mod.c,$(wildcard drivers/md/*.[ch])) \
 # target and the patched xfs both link against.
 REGISTRY_SYMBOLS := $(CURDIR)/block/Module.symvers
 
-.PHONY: all module registry xfs testmod userspace check demo lint clean
+.PHONY: all module registry xfs testmod userspace replay-log check demo lint clean
 
-all: module xfs testmod userspace
+all: module xfs testmod userspace replay-log
 
 module: registry
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/drivers/md \
@@ -43,6 +43,11 @@ xfs: registry
 
 userspace:
 	$(MAKE) -C userspace
+
+# fstests' dm-log-writes replay tool (build/bin/replay-log, cached), for the
+# crash-consistency test and scripts/torture-crash.
+replay-log:
+	scripts/build-replay-log
 
 check: all
 	tests/run
