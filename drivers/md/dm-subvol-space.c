@@ -34,12 +34,22 @@
 #include <linux/file.h>
 #include <linux/mount.h>
 #include <linux/slab.h>
+#include <linux/wait.h>
 #include <linux/xattr.h>
 #include <uapi/linux/dm-subvol.h>
 
-/* Volumes in use, by backing inode, under subvol_spaces_lock. */
+/*
+ * Volumes in use, by backing inode, under subvol_spaces_lock, which is
+ * never held over host I/O: a frozen host must hold up only its own
+ * volumes.  A space being released stays listed, dying, until its file's
+ * sharing record is written; a new table on the file waits for that on
+ * subvol_spaces_wq, which wakes when subvol_spaces_gen (under the lock)
+ * changes.
+ */
 static DEFINE_MUTEX(subvol_spaces_lock);
 static LIST_HEAD(subvol_spaces);
+static DECLARE_WAIT_QUEUE_HEAD(subvol_spaces_wq);
+static unsigned long subvol_spaces_gen;
 
 /*
  *----------------------------------------------------------------
@@ -812,17 +822,32 @@ int subvol_space_get(struct subvol_c *sc, char **error)
 {
 	struct inode *inode = file_inode(sc->file);
 	struct subvol_space *space;
+	unsigned long gen;
 	int r;
 
+retry:
 	mutex_lock(&subvol_spaces_lock);
 	list_for_each_entry(space, &subvol_spaces, list) {
+		if (file_inode(space->file) != inode)
+			continue;
+		/* The file's record is being written: read it once it is. */
+		if (space->dying) {
+			gen = subvol_spaces_gen;
+			mutex_unlock(&subvol_spaces_lock);
+			if (wait_event_killable(subvol_spaces_wq,
+						READ_ONCE(subvol_spaces_gen) != gen)) {
+				*error = "Interrupted waiting for the file's previous table to go";
+				return -EINTR;
+			}
+			goto retry;
+		}
 		/*
 		 * Only a reload of the same device shares a space: after
 		 * "dmsetup remove --force" a filesystem may still hold the
 		 * old device's space, and a new device on the file must not
 		 * inherit it (nor its registration for the old disk).
 		 */
-		if (file_inode(space->file) == inode && space->md == sc->md) {
+		if (space->md == sc->md) {
 			r = subvol_space_resize(space, sc->file);
 			if (r) {
 				*error = "Cannot grow the block map";
@@ -883,15 +908,23 @@ int subvol_space_activate(struct subvol_c *sc)
 	return subvol_space_guarantee(sc->space, true);
 }
 
+/*
+ * The last reference is gone.  Called with subvol_spaces_lock held (by
+ * kref_put_mutex()), which it drops before the host I/O: the sharing
+ * record's write waits for a frozen host.
+ */
 static void subvol_space_release(struct kref *kref)
 {
 	struct subvol_space *space = container_of(kref, struct subvol_space,
 						  kref);
 	int r;
 
-	list_del(&space->list);
-	if (space->registered)
+	if (space->registered) {
 		blk_space_unregister(&space->provider);
+		space->registered = false;
+	}
+	space->dying = true;
+	mutex_unlock(&subvol_spaces_lock);
 
 	/* The device is gone: a snapshot copy of it never completes. */
 	subvol_copy_exit(space);
@@ -906,6 +939,13 @@ static void subvol_space_release(struct kref *kref)
 	if (space->pool)
 		subvol_pool_put(space->pool);
 	subvol_map_free(&space->map);
+
+	mutex_lock(&subvol_spaces_lock);
+	list_del(&space->list);
+	subvol_spaces_gen++;
+	mutex_unlock(&subvol_spaces_lock);
+	wake_up_all(&subvol_spaces_wq);
+
 	fput(space->file);
 	mutex_destroy(&space->serial);
 	kfree(space);
@@ -913,7 +953,6 @@ static void subvol_space_release(struct kref *kref)
 
 void subvol_space_put(struct subvol_space *space)
 {
-	mutex_lock(&subvol_spaces_lock);
-	kref_put(&space->kref, subvol_space_release);
-	mutex_unlock(&subvol_spaces_lock);
+	kref_put_mutex(&space->kref, subvol_space_release,
+		       &subvol_spaces_lock);
 }

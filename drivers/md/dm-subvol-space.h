@@ -138,6 +138,7 @@ struct subvol_space {
 	struct kref kref;
 	struct list_head list;		/* in subvol_spaces */
 	bool registered;		/* provider is in the registry */
+	bool dying;			/* released, its record being written */
 	struct mutex serial;		/* see above */
 
 	struct file *file;
