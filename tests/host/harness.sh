@@ -92,7 +92,7 @@ echo "VM-RUN-EXIT-STATUS=7" >>"$log"
 exec sleep 600
 END
 chmod +x "$work/stuck-qemu/qemu-system-x86_64"
-out=$(PATH="$work/stuck-qemu:$PATH" "$VM_RUN" --timeout 120 "$work/exit7.sh" 2>&1)
+out=$(PATH="$work/stuck-qemu:$PATH" VM_RUN_EXIT_GRACE=3 "$VM_RUN" --timeout 120 "$work/exit7.sh" 2>&1)
 check_eq "a qemu stuck after the guest's exit status is killed, and the status stands" 7 $? || show "$out"
 check "vm-run says it killed it" grep -q '^vm-run: qemu had not exited .* after the guest ended; killed it$' <<<"$out"
 
