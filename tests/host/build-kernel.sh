@@ -91,16 +91,14 @@ check_eq "a KASAN report in the VM makes vm-run exit 3" 3 $? || show "$out"
 check "vm-run prints it" grep -q '^vm-run: kernel reported: .*BUG: KASAN: use-after-free in fake_report' <<<"$out"
 
 # (e) vm-run --kernel DIR, on a stand-in for a built kernel: Debian's own,
-# laid out as scripts/build-kernel lays out its result (vmlinux, release,
+# laid out as scripts/build-kernel lays out its result (bzImage, release,
 # modules/lib/modules/RELEASE with the modules vm-run loads). At a fixed
 # path, so that its cached base initramfs is reused by the next run.
 kver=$("$ROOT/scripts/kernel-version")
 fake=$ROOT/build/test-kernel
 rm -rf "$fake"
 mkdir -p "$fake/modules/lib/modules/$kver"
-vmlinux=$ROOT/build/vm/vmlinux-$kver
-[[ -s $vmlinux ]] || vmlinux=/boot/vmlinuz-$kver
-cp "$vmlinux" "$fake/vmlinux"
+cp "/boot/vmlinuz-$kver" "$fake/bzImage"
 echo "$kver" >"$fake/release"
 # vm-run's MODULES list, and what they depend on.
 mapfile -t mods < <(sed -n '/^MODULES=(/,/^)/{/^MODULES=(/d;/^)/d;s/#.*//;p}' "$VM_RUN" | tr -s ' \t' '\n' | sed '/^$/d')
@@ -115,7 +113,7 @@ cp /lib/modules/"$kver"/modules.{order,builtin,builtin.modinfo} "$fake/modules/l
 depmod -b "$fake/modules" "$kver"
 printf '%s\n' 'uname -r' 'test -d /sys/module/dm_thin_pool && echo dm_thin_pool loaded' >"$work/kernel.sh"
 out=$("$VM_RUN" --kernel "$fake" "$work/kernel.sh" 2>"$work/err")
-check_eq "vm-run --kernel boots DIR/vmlinux, loads DIR's modules (${#mods[@]} listed)" \
+check_eq "vm-run --kernel boots DIR/bzImage, loads DIR's modules (${#mods[@]} listed)" \
 	"$kver"$'\n'"dm_thin_pool loaded" "$out" || show "$(cat "$work/err")"
 rm -rf "${fake:?}/modules"
 check_status "vm-run --kernel DIR without a modules tree cannot run" 126 "$VM_RUN" --kernel "$fake" "$work/kernel.sh"
