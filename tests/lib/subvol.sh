@@ -102,7 +102,18 @@ sha() {
 # Fields of the INFO status line (include/uapi/linux/dm-subvol.h).
 F_BACKED=4 F_HOST_FREE=5 F_GUARANTEE=6 F_NO_SPACE=7 F_MAPPED=8 F_SHARED=9
 F_PROMISED=10 F_COW=11 F_CLAIMED=12 F_COMMITTED=13 F_UNCOVERED=14
-F_CLIENT=15 F_LOW_WATER=16 F_ACCOUNTING_ERRORS=17
+F_CLIENT=15 F_LOW_WATER=16 F_ACCOUNTING_ERRORS=17 F_COPY=18
+
+# wait_copy NAME [SECONDS]: wait until NAME's snapshot copy field is no
+# longer a count (at most SECONDS, default 600); prints the field.
+wait_copy() {
+	local i=0 f
+	while f=$(status_field "$1" $F_COPY) && [[ $f == */* ]] && [ $i -lt $((${2:-600} * 5)) ]; do
+		sleep 0.2
+		i=$((i + 1))
+	done
+	echo "$f"
+}
 
 # no_accounting_errors NAME: a check that the device's client never
 # released more than it held promised (status field 17, target 1.2.0).

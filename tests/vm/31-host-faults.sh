@@ -22,7 +22,6 @@
 
 ROUNDS=${1:-1}
 MIB=$((1 << 20))
-F_COPY=18
 HOST_MIB=768
 HOST_SECTORS=$((HOST_MIB * SECTORS_PER_MIB))
 # A task blocked in the kernel this long is reported, which fails the
@@ -123,14 +122,6 @@ sum_at() {
 }
 want() { head -c $(($2 * MIB)) /dev/zero | tr '\000' "\\$1" | sha256sum | cut -d' ' -f1; }
 copy() { status_field vol $F_COPY; }
-wait_copy() {
-	local i=0 f
-	while f=$(copy) && [[ $f == */* ]] && [ $i -lt 300 ]; do
-		sleep 0.2
-		i=$((i + 1))
-	done
-	echo "$f"
-}
 # wait_done PID SECS: until PID has exited, at most SECS seconds.
 wait_done() {
 	local n=0
@@ -232,7 +223,7 @@ for round in $(seq "$ROUNDS"); do
 	ok_within "copy: a write to the failed range during the copy succeeds" 30 pattern 42 0 1
 	check_eq "copy: and reads back" "$(want 42 1)" "$(sum_at $DEV 0 1)"
 	echo 0 >/sys/module/dm_subvol/parameters/copy_rate_mib
-	check_eq "copy: the copy completes" "done" "$(wait_copy)"
+	check_eq "copy: the copy completes" "done" "$(wait_copy vol 60)"
 	ok_within "copy: snapshot_end" 30 dmsetup message vol 0 snapshot_end
 	eio_within "copy: the snapshot's failed range gets EIO" 30 \
 		dd if=$HOST/dst of=/dev/null bs=1M skip=1 count=1 iflag=direct
@@ -353,7 +344,7 @@ for round in $(seq "$ROUNDS"); do
 	wait $syncer
 	check_eq "freeze: and succeeds (copy)" "0 " "$? $(cat /tmp/fsync.err)"
 	echo 0 >/sys/module/dm_subvol/parameters/copy_rate_mib
-	check_eq "freeze: the copy completes" "done" "$(wait_copy)"
+	check_eq "freeze: the copy completes" "done" "$(wait_copy vol 60)"
 	ok_within "freeze: snapshot_end" 30 dmsetup message vol 0 snapshot_end
 	echo 3 >/proc/sys/vm/drop_caches
 	check "freeze: the files read back" sh -c "cmp /tmp/src /mnt/guest/f && cmp /tmp/src /mnt/guest/g"
@@ -396,7 +387,7 @@ for round in $(seq "$ROUNDS"); do
 	eio_within "copy, host dead: the host's log force fails" 30 xfs_io -c fsync $HOST/dst
 	eio_within "copy, host dead: a write gets EIO" 30 pattern 0 8 1
 	echo 0 >/sys/module/dm_subvol/parameters/copy_rate_mib
-	f=$(wait_copy)
+	f=$(wait_copy vol 60)
 	check "copy, host dead: the copy fails ($f)" test "${f%%:*}" = failed
 	within 30 dmsetup message vol 0 snapshot_end
 	check_eq "copy, host dead: snapshot_end is refused" 1 "$RC"

@@ -19,7 +19,6 @@
 . /src/tests/lib/vmtest.sh
 . /src/tests/lib/subvol.sh
 
-F_COPY=18
 factor=${1:-4}
 mem=$(awk '/^MemTotal:/ { print int($2 / 1024) }' /proc/meminfo)
 echo "# guest memory: $mem MiB (MemTotal); writing $factor times that"
@@ -86,11 +85,7 @@ check_eq "no I/O error, no shutdown" "" "$(kernel_errors)"
 grep -E '^(MemFree|Dirty|Writeback):' /proc/meminfo | sed 's/^/# /'
 
 # The copy ends, and the snapshot holds the file written before it.
-for _ in $(seq 1 1500); do
-	[[ $(status_field v1 $F_COPY) == */* ]] || break
-	sleep 0.2
-done
-check_eq "the snapshot copy is done" "done" "$(status_field v1 $F_COPY)"
+check_eq "the snapshot copy is done" "done" "$(wait_copy v1 300)"
 check "snapshot_end" dmsetup message v1 0 snapshot_end
 
 # Every byte back, from the devices, not the page cache.

@@ -7,7 +7,6 @@
 . /src/tests/lib/vmtest.sh
 . /src/tests/lib/subvol.sh
 
-F_COPY=18
 MIB=$((1 << 20))
 host_xfs
 # 256 MiB: the first 64 MiB written 4 KiB at a time in random order (one
@@ -24,15 +23,6 @@ begin() { dmsetup message vol 0 "snapshot_begin 7" 7<>"$1"; }
 # number) since the last mark.
 NR=$(dmsetup info -c --noheadings -o major,minor --separator : vol)
 log_has() { kmsg_since_mark | grep -qF "subvol: $NR: message $1"; }
-# wait_copy: until the copy field is no longer a count; prints it.
-wait_copy() {
-	local i=0 f
-	while f=$(copy) && [[ $f == */* ]] && [ $i -lt 3000 ]; do
-		sleep 0.2
-		i=$((i + 1))
-	done
-	echo "$f"
-}
 
 check_eq "the status line has the copy field, none" "-" "$(copy)"
 check "fragment the first 64 MiB" xfs_io -d -c "pwrite -q -R -b 4k -S 0x5a 0 64m" $DEV
@@ -126,7 +116,7 @@ during=$(copy)
 echo "# copy after the writes: $during"
 ev=$(events)
 check "the writes raced the copy (it was still running)" test "${during#*/}" != "$during"
-check_eq "the copy completes" done "$(wait_copy)"
+check_eq "the copy completes" done "$(wait_copy vol)"
 check "with a dm event" test "$(events)" -gt "$ev"
 check "snapshot_end" dmsetup message vol 0 snapshot_end
 check_eq "no copy held after snapshot_end" "-" "$(copy)"
@@ -169,7 +159,7 @@ wait $wpid
 check_eq "the write completes" 0 $?
 wait
 echo 0 >/sys/module/dm_subvol/parameters/copy_rate_mib
-check_eq "the copy completes" done "$(wait_copy)"
+check_eq "the copy completes" done "$(wait_copy vol)"
 check "snapshot_end" dmsetup message vol 0 snapshot_end
 check_eq "the copy is the device at the suspend, before the held write" "$sum" "$(sha $HOST/dst4)"
 check_eq "the device has the write" \
