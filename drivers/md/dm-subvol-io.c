@@ -323,8 +323,6 @@ static bool subvol_io_flush_suspending(struct subvol_c *sc)
 static bool subvol_io_suspend_held(struct subvol_io *io, struct bio *bio)
 {
 	struct subvol_c *sc = io->sc;
-	bool covered = !subvol_change_uncovered(&io->change) &&
-		       READ_ONCE(sc->space->guarantee);
 
 	if (!READ_ONCE(sc->suspending)) {
 		if (io->held_for == SUBVOL_HOLD_NO_SPACE && io->promised) {
@@ -346,7 +344,10 @@ static bool subvol_io_suspend_held(struct subvol_io *io, struct bio *bio)
 		bio_endio(bio);
 		return true;
 	}
-	if (io->held_for == SUBVOL_HOLD_PROMISED && covered) {
+	/* Only a write is held as promised: its change is set. */
+	if (io->held_for == SUBVOL_HOLD_PROMISED &&
+	    !subvol_change_uncovered(&io->change) &&
+	    READ_ONCE(sc->space->guarantee)) {
 		DMWARN_LIMIT("%s: suspending: held promised write now under the no_space policy",
 			     dm_device_name(sc->md));
 		io->promised = true;
