@@ -403,11 +403,10 @@ void subvol_backing_recheck_hints(struct subvol_c *sc)
 	 * write after the thaw.  Only a hint: a freeze that begins right after
 	 * it is waited for.
 	 */
-	if (!sb_start_write_trylock(sb)) {
+	if (subvol_host_frozen(sb)) {
 		WRITE_ONCE(sc->hints_checked, last);
 		return;
 	}
-	sb_end_write(sb);
 	if (subvol_backing_hints(sc, &error))
 		DMERR_LIMIT("%s: %s: %s", dm_device_name(sc->md), sc->path,
 			    error);

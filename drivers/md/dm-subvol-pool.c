@@ -270,23 +270,6 @@ static u64 subvol_pool_grow_wait(struct subvol_pool *pool, u64 blocks,
 }
 
 /*
- * Is the host frozen?  A claim (fallocate) or a release (truncate) of the
- * reserve file would then wait for the thaw in sb_start_write(), however
- * long the host stays frozen, holding resize_lock and the worker that
- * called it: the target's held-write retries (subvol_pool_lost()) and
- * balance.  While the host is frozen no write of ours allocates either,
- * so neither is needed before the thaw.  Only a hint: a freeze that
- * begins right after it is waited for.
- */
-static bool subvol_pool_host_frozen(struct subvol_pool *pool)
-{
-	if (!sb_start_write_trylock(pool->sb))
-		return true;
-	sb_end_write(pool->sb);
-	return false;
-}
-
-/*
  * Truncate the reserve file down to the claim.  Truncate, not punch: a
  * punch reserves blocks for the extent tree and fails with ENOSPC on a
  * full host, which is when we need it.  Called with resize_lock held.
@@ -345,8 +328,11 @@ static void subvol_pool_balance(struct work_struct *work)
 	unsigned long shrink_at = READ_ONCE(pool->refilled) + HZ;
 	u64 headroom, host_free, held, grow = 0, shrink = 0;
 
-	/* Nothing to claim or release on a frozen host: try after a while. */
-	if (subvol_pool_host_frozen(pool)) {
+	/*
+	 * Nothing to claim or release on a frozen host (fallocate and
+	 * truncate would wait for the thaw): try after a while.
+	 */
+	if (subvol_host_frozen(pool->sb)) {
 		queue_delayed_work(system_unbound_wq, &pool->balance, HZ);
 		return;
 	}
@@ -535,7 +521,12 @@ static u64 subvol_pool_cover(struct subvol_pool *pool, bool exact)
 	unsigned int noio_flags;
 	u64 need;
 
-	if (subvol_pool_host_frozen(pool))
+	/*
+	 * A release (truncate of the reserve file) would wait for the thaw
+	 * holding resize_lock and the caller, a held write's retry; while
+	 * the host is frozen no write of ours allocates, so none is needed.
+	 */
+	if (subvol_host_frozen(pool->sb))
 		return 0;
 	noio_flags = memalloc_noio_save();
 	mutex_lock(&pool->resize_lock);

@@ -103,6 +103,19 @@ struct subvol_queue {
 	struct subvol_c *sc;
 };
 
+/*
+ * Is the host filesystem @sb frozen?  For work that must not wait for a
+ * thaw in sb_start_write() (a worker others queue behind): only a hint, a
+ * freeze that begins right after it is waited for.
+ */
+static inline bool subvol_host_frozen(struct super_block *sb)
+{
+	if (!sb_start_write_trylock(sb))
+		return true;
+	sb_end_write(sb);
+	return false;
+}
+
 /* Why a request is held, and so what ends the hold. */
 enum subvol_hold {
 	SUBVOL_HOLD_TRANSIENT,	/* host ENOMEM or EAGAIN: transient_timeout */
