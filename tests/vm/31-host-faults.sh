@@ -122,6 +122,15 @@ sum_at() {
 }
 want() { head -c $(($2 * MIB)) /dev/zero | tr '\000' "\\$1" | sha256sum | cut -d' ' -f1; }
 copy() { status_field vol $F_COPY; }
+# begin_copy MIB_S NAME: a snapshot copy of vol into $HOST/dst at MIB_S
+# MiB/s, its snapshot_begin the check NAME.
+begin_copy() {
+	truncate -s 64M $HOST/dst
+	echo "$1" >/sys/module/dm_subvol/parameters/copy_rate_mib
+	dmsetup suspend vol
+	ok_within "$2" 30 sh -c "dmsetup message vol 0 'snapshot_begin 7' 7<>$HOST/dst"
+	dmsetup resume vol
+}
 # wait_done PID SECS: until PID has exited, at most SECS seconds.
 wait_done() {
 	local n=0
@@ -214,12 +223,7 @@ for round in $(seq "$ROUNDS"); do
 	# completes; a write to the failed range is copied on write to new
 	# blocks and succeeds; the snapshot shares the failed blocks.
 	fail_extents error "$HOST/img" 0 2m >/dev/null
-	truncate -s 64M $HOST/dst
-	echo 4 >/sys/module/dm_subvol/parameters/copy_rate_mib
-	dmsetup suspend vol
-	ok_within "copy: snapshot_begin with failed extents" 30 \
-		sh -c "dmsetup message vol 0 'snapshot_begin 7' 7<>$HOST/dst"
-	dmsetup resume vol
+	begin_copy 4 "copy: snapshot_begin with failed extents"
 	ok_within "copy: a write to the failed range during the copy succeeds" 30 pattern 42 0 1
 	check_eq "copy: and reads back" "$(want 42 1)" "$(sum_at $DEV 0 1)"
 	echo 0 >/sys/module/dm_subvol/parameters/copy_rate_mib
@@ -376,12 +380,7 @@ for round in $(seq "$ROUNDS"); do
 	backing "$HOST/img" 64
 	subvol_create vol "$HOST/img" 64
 	pattern 132 0 8
-	truncate -s 64M $HOST/dst
-	echo 1 >/sys/module/dm_subvol/parameters/copy_rate_mib
-	dmsetup suspend vol
-	ok_within "copy, host dead: snapshot_begin" 30 \
-		sh -c "dmsetup message vol 0 'snapshot_begin 7' 7<>$HOST/dst"
-	dmsetup resume vol
+	begin_copy 1 "copy, host dead: snapshot_begin"
 	check "copy, host dead: fail the host during the copy" host_fail
 	# The host shuts down at its next log write.
 	eio_within "copy, host dead: the host's log force fails" 30 xfs_io -c fsync $HOST/dst
