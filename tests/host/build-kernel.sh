@@ -73,6 +73,8 @@ BUG: sleeping function called from invalid context at kernel/locking/mutex.c:580
 kmemleak: 2 new suspected memory leaks (see /sys/kernel/debug/kmemleak)
 VM-RUN: kmemleak: suspected memory leaks after x.sh:
 INFO: task kworker/0:1:12 blocked for more than 120 seconds.
+turning off the locking correctness validator.
+INFO: lockdep is turned off.
 EOF
 while IFS= read -r line; do
 	printf '[    0.012345] %s\n' "$line" >"$work/log"
@@ -82,6 +84,8 @@ kmemleak: Kernel memory leak detector initialized (mem pool available: 15765)
 kfence: initialized - using 2097152 bytes for 255 objects at 0x(____ptrval____)-0x(____ptrval____)
 Lock dependency validator: Copyright (c) 2006 Red Hat, Inc., Ingo Molnar
 KernelAddressSanitizer initialized (generic)
+rcu: 	RCU lockdep checking is enabled.
+... MAX_LOCKDEP_KEYS:        8192
 EOF
 
 # A report written to the kernel log inside a VM fails the run (one boot).
