@@ -96,6 +96,42 @@ out=$(PATH="$work/stuck-qemu:$PATH" VM_RUN_EXIT_GRACE=3 "$VM_RUN" --timeout 120 
 check_eq "a qemu stuck after the guest's exit status is killed, and the status stands" 7 $? || show "$out"
 check "vm-run says it killed it" grep -q '^vm-run: qemu had not exited .* after the guest ended; killed it$' <<<"$out"
 
+# A kernel stuck in early boot (no "Run /init" in VM_RUN_BOOT_LIMIT
+# seconds) is killed and booted again, up to three times. The stand-in
+# qemu hangs in boot while its count file says so, then boots.
+mkdir -p "$work/boot-qemu"
+cat >"$work/boot-qemu/qemu-system-x86_64" <<'END'
+#!/bin/bash
+while (($#)); do
+	case $1 in
+	-serial) [[ $2 == file:* ]] && log=${2#file:} ;;
+	-pidfile) echo $$ >"$2" ;;
+	esac
+	shift
+done
+n=$(($(cat "$BOOT_COUNT" 2>/dev/null || echo 0) + 1))
+echo "$n" >"$BOOT_COUNT"
+echo "[    2.0] Running RCU-tasks wait API self tests" >>"$log"
+((n > STUCK_BOOTS)) || exec sleep 600
+printf '[    9.0] Run /init as init process\nVM-RUN-EXIT-STATUS=5\n' >>"$log"
+END
+chmod +x "$work/boot-qemu/qemu-system-x86_64"
+boot() {
+	rm -f "$work/boots"
+	PATH="$work/boot-qemu:$PATH" BOOT_COUNT=$work/boots STUCK_BOOTS=$1 VM_RUN_BOOT_LIMIT=2 VM_RUN_BOOT_TRIES=3 \
+		"$VM_RUN" --timeout 120 "$work/exit7.sh" 2>&1
+}
+out=$(boot 2)
+check_eq "two boots stuck before /init: the third runs the script" 5 $? || show "$out"
+check_eq "qemu was started three times" 3 "$(cat "$work/boots")"
+check_eq "vm-run says so for each stuck boot" 2 \
+	"$(grep -c '^vm-run: boot [12] of 3: the kernel had not started /init after 2s (last: .*Running RCU-tasks wait API self tests); killed it$' <<<"$out")"
+out=$(boot 3)
+check_eq "three boots stuck: vm-run gives up, VM stopped" 125 $? || show "$out"
+check_eq "after three tries" 3 "$(cat "$work/boots")"
+out=$(boot 0)
+check_eq "a boot that reaches /init is not retried" "5 1" "$? $(cat "$work/boots")" || show "$out"
+
 # (e) --share: what the guest writes there is on the host at once, also
 # when the VM is killed afterwards; --rootfs: an image the guest reads and
 # may write, the writes thrown away; --stock-xfs: Debian's xfs.ko.
