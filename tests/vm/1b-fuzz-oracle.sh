@@ -375,12 +375,14 @@ table_line() {
 	LINE="0 $len subvol $path${COUNT:+ $COUNT}${FEATS[*]:+ ${FEATS[*]}}"
 }
 
-declare -A TABLE_COUNT=() MSG_COUNT=()
+declare -A TABLE_COUNT=() MSG_COUNT=() BAD=()
 bad=0 shown=0
 # mismatch WHAT EXPECTED ACTUAL: a "not ok" for a line or message that is
-# not as the oracle expects (the first 50 in full, then counted).
+# not as the oracle expects (the first 50 in full, then counted), of the
+# kind in KIND.
 mismatch() {
 	bad=$((bad + 1))
+	BAD[$KIND]=$((${BAD[$KIND]:-0} + 1))
 	if ((shown < 50)); then
 		shown=$((shown + 1))
 		check_eq "$1" "$2" "$3"
@@ -673,22 +675,27 @@ start=$EPOCHREALTIME
 DECK=() MDECK=()
 for ((i = 0; i < LINES; i++)); do
 	((${#DECK[@]})) || { DECK=("${TABLE_KINDS[@]}") && shuffle DECK; }
-	kind=${DECK[-1]}
+	kind=${DECK[-1]} KIND=table:${DECK[-1]}
 	unset "DECK[-1]"
 	table_line "$kind"
 	check_table "$kind"
 	((${#MDECK[@]})) || { MDECK=("${MSG_KINDS[@]}") && shuffle MDECK; }
-	kind=${MDECK[-1]}
+	kind=${MDECK[-1]} KIND=message:${MDECK[-1]}
 	unset "MDECK[-1]"
 	check_message "$kind"
 done
 secs=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
 kmsg_step
 
+# The counts by kind, and how many were not as expected.
 echo "# table lines by kind:"
-for k in $(printf '%s\n' "${!TABLE_COUNT[@]}" | sort); do echo "#   $k ${TABLE_COUNT[$k]}"; done
+for k in $(printf '%s\n' "${!TABLE_COUNT[@]}" | sort); do
+	echo "#   $k ${TABLE_COUNT[$k]}${BAD[table:$k]:+ (${BAD[table:$k]} not as expected)}"
+done
 echo "# messages by kind:"
-for k in $(printf '%s\n' "${!MSG_COUNT[@]}" | sort); do echo "#   $k ${MSG_COUNT[$k]}"; done
+for k in $(printf '%s\n' "${!MSG_COUNT[@]}" | sort); do
+	echo "#   $k ${MSG_COUNT[$k]}${BAD[message:$k]:+ (${BAD[message:$k]} not as expected)}"
+done
 echo "# oracle: lines $LINES messages $LINES mismatches $bad seconds $secs rate $(awk -v n="$LINES" -v s="$secs" 'BEGIN { printf "%.2f", n / s }')"
 check_eq "every table line and message as the oracle expects (seed $SEED)" 0 "$bad"
 
