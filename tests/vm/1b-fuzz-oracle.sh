@@ -378,12 +378,12 @@ table_line() {
 declare -A TABLE_COUNT=() MSG_COUNT=() BAD=()
 bad=0 shown=0
 # mismatch WHAT EXPECTED ACTUAL: a "not ok" for a line or message that is
-# not as the oracle expects (the first 50 in full, then counted), of the
-# kind in KIND.
+# not as the oracle expects, of the kind in KIND (the first 3 of a kind
+# and 50 in all in full, the rest in a line).
 mismatch() {
 	bad=$((bad + 1))
 	BAD[$KIND]=$((${BAD[$KIND]:-0} + 1))
-	if ((shown < 50)); then
+	if ((shown < 50 && BAD[$KIND] <= 3)); then
 		shown=$((shown + 1))
 		check_eq "$1" "$2" "$3"
 	else
