@@ -683,6 +683,9 @@ for ((i = 0; i < LINES; i++)); do
 	kind=${MDECK[-1]} KIND=message:${MDECK[-1]}
 	unset "MDECK[-1]"
 	check_message "$kind"
+	# A long run says how far it is.
+	((i % 500 == 499)) && echo "# progress: $((i + 1)) lines and messages, $bad not as expected," \
+		"$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a }') s"
 done
 secs=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
 kmsg_step
