@@ -13,6 +13,7 @@
 #   1a-fuzz-target.sh [ITERATIONS [SEED]]
 . /src/tests/lib/vmtest.sh
 . /src/tests/lib/subvol.sh
+. /src/tests/lib/fuzz.sh
 
 ITER=${1:-60}
 SEED=${2:-$(($(date +%s) / 86400))}
@@ -35,16 +36,9 @@ dd if=/dev/urandom of=/dev/mapper/good bs=1M count=8 oflag=direct status=none
 good_sha=$(sha /dev/mapper/good)
 kmsg_mark
 
-# The generators set REPLY rather than print: a command substitution is a
-# subshell, and bash reseeds RANDOM in each, so the seed would not repeat
-# the run.
+# The generators set REPLY rather than print (see tests/lib/fuzz.sh).
 LONG_FEATURE=$(head -c 200 /dev/zero | tr '\0' f)
 LONG_PATH=$HOST/$(head -c 300 /dev/zero | tr '\0' a)
-# pick WORD...: one of them.
-pick() {
-	local a=("$@")
-	REPLY=${a[RANDOM % ${#a[@]}]}
-}
 num() {
 	pick 0 1 7 8 9 4096 $MIB64 $((MIB64 - 8)) $((MIB64 + 8)) -1 -8 x "" 0x10 1e3 \
 		18446744073709551615 18446744073709551616 9223372036854775807 4294967296 \
@@ -182,7 +176,7 @@ check_eq "every accepted device was removed" 0 "$left"
 check_eq "the good device's data is as it was" "$good_sha" "$(sha /dev/mapper/good)"
 kmsg_since_mark >>/tmp/fuzz-kmsg
 check_eq "no BUG, WARNING, Oops, hung task or sleeping in atomic context" "" \
-	"$(grep -aE 'BUG|WARNING|Oops|general protection|hung_task|blocked for more than|sleeping function|scheduling while atomic|refcount_t|list_(add|del) corruption|UBSAN|KASAN|stack-protector' /tmp/fuzz-kmsg | head -n 5)"
+	"$(kernel_problems /tmp/fuzz-kmsg)"
 dmsetup remove good
 umount /mnt/tmpfs
 nothing_left
