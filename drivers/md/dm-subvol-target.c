@@ -14,6 +14,8 @@
 
 #include "dm-subvol.h"
 
+#include <linux/ctype.h>
+#include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/stringify.h>
@@ -77,18 +79,19 @@ static enum subvol_feature subvol_feature_lookup(const char *word,
 	return f;
 }
 
-/* dm_read_arg() of the value of a "name:value" feature. */
-static int subvol_read_value(const struct dm_arg *arg, const char *value,
-			     unsigned int *v, char **error)
+/*
+ * A decimal number in @arg's range.  Not dm_read_arg(): its sscanf("%u")
+ * takes 2^32 + n for n, so an out-of-range number would pass the check.
+ */
+static int subvol_read_uint(const struct dm_arg *arg, const char *word,
+			    unsigned int *v, char **error)
 {
-	char *word = (char *)value;
-	struct dm_arg_set as = { .argc = 1, .argv = &word };
-
-	if (!value) {
+	if (!word || !isdigit(*word) || kstrtouint(word, 10, v) ||
+	    *v < arg->min || *v > arg->max) {
 		*error = arg->error;
 		return -EINVAL;
 	}
-	return dm_read_arg(arg, &as, v, error);
+	return 0;
 }
 
 static int subvol_parse_feature(struct subvol_c *sc, enum subvol_feature f,
@@ -128,8 +131,8 @@ static int subvol_parse_feature(struct subvol_c *sc, enum subvol_feature f,
 		return 0;
 
 	case SUBVOL_FEATURE_NO_SPACE_TIMEOUT:
-		return subvol_read_value(&subvol_no_space_timeout_arg, value,
-					 &sc->no_space_timeout, error);
+		return subvol_read_uint(&subvol_no_space_timeout_arg, value,
+					&sc->no_space_timeout, error);
 
 	case SUBVOL_FEATURE_LOW_WATER:
 		/* Sectors: more than dm_read_arg()'s unsigned int holds. */
@@ -158,9 +161,14 @@ static int subvol_parse_features(struct subvol_c *sc, struct dm_arg_set *as,
 	if (!as->argc)
 		return 0;
 
-	r = dm_read_arg_group(&subvol_feature_count_arg, as, &argc, error);
+	r = subvol_read_uint(&subvol_feature_count_arg, dm_shift_arg(as),
+			     &argc, error);
 	if (r)
 		return r;
+	if (argc > as->argc) {
+		*error = subvol_feature_count_arg.error;
+		return -EINVAL;
+	}
 	if (argc < as->argc) {
 		*error = "Too many arguments after the features";
 		return -EINVAL;
