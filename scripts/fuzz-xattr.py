@@ -199,7 +199,7 @@ def common_defect(g, pairs, keys, optional, fmt_ok=True):
     if kind == "bad_key":
         i = r.randrange(len(p))
         k, v = p[i]
-        bad = r.choice(["", k.upper(), " " + k, k + " ", k[:1] + "-" + k[1:], k + "\t", "k=k"])
+        bad = r.choice(["", k.upper(), " " + k, k + " ", k[:1] + "-" + k[1:], k + "\t", k + "."])
         p[i] = (bad, v)
         return kind, text(p)
     if kind == "crlf":
@@ -550,8 +550,11 @@ class Fuzz:
             if a == MON_ATTR or (a.startswith(SEAL_PREFIX) and a not in self.seals):
                 os.removexattr(self.p, a)
         for n in ("s1", "s2"):
-            if os.getxattr(self.p, SEAL_PREFIX + dict(parse(self.orig[n]))["id"],
-                           ) != self.seal_text(n):
+            try:
+                seal = os.getxattr(self.p, SEAL_PREFIX + dict(parse(self.orig[n]))["id"])
+            except OSError:
+                seal = None
+            if seal != self.seal_text(n):
                 self.reseal(n)
 
     def state(self):
