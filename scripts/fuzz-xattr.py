@@ -516,6 +516,8 @@ class Fuzz:
             os.setxattr(self.p, POOL_ATTR, case.value)
         elif t == "monitor":
             os.setxattr(self.p, MON_ATTR, case.value)
+        elif t.startswith("record:"):
+            os.setxattr(self.img(t[7:]), RECORD_ATTR, case.value)
         elif t == "seal":
             if case.value is None:
                 os.removexattr(self.p, self.seal_attr)
@@ -542,6 +544,8 @@ class Fuzz:
                 else:
                     os.unlink(path)
         for n in self.volumes:
+            if RECORD_ATTR in os.listxattr(self.img(n)):
+                os.removexattr(self.img(n), RECORD_ATTR)
             if os.getxattr(self.img(n), VOL_ATTR) != self.orig[n]:
                 self.set_volume(n, self.orig[n])
         if os.getxattr(self.p, POOL_ATTR) != self.pool_orig:
@@ -608,6 +612,11 @@ def commands(target):
                 (["monitor", "--once"], None)]
     if target == "seal":
         return [(["send", "--from", "s1", "p/s2"], None)]
+    if target.startswith("record:"):
+        name = target[7:]
+        return [(["list", "-J", "-b", "-o", VOL_COLS, "p"], "list"),
+                (["status", "-J", "-b", "p/" + name], None),
+                (["snapshot", "p/" + name, "fz"], "made")]
     cmds = [(["list", "-J", "-b", "-o", VOL_COLS, "p"], "list"),
             (["list", "-n", "-o", "pool,name"], "all"),
             (["status", "-J", "-b", "p/" + target], "status"),
@@ -636,7 +645,7 @@ def names_of(target):
 
 
 FAILURES = ["crashed", "hung", "accepted", "wrong_status", "multiline", "unnamed",
-            "changed", "others_missing", "refused_valid", "misreported"]
+            "changed", "others_missing", "refused_valid", "misreported", "record_kept"]
 
 
 def main():
@@ -656,9 +665,13 @@ def main():
 
     for i in range(iterations):
         target = rng.choice(["v", "c1", "w", "s1", "v", "c1", "w", "s1", "pool", "pool",
-                             "monitor", "monitor", "seal"])
-        valid = rng.random() < 0.35
-        if target == "pool":
+                             "monitor", "monitor", "seal", "record:v", "record:c1"])
+        valid = rng.random() < 0.35 or target.startswith("record:")
+        if target.startswith("record:"):
+            # The target's own: the tool reads none of it, drops it before a clone.
+            case = Case(target, bytes(rng.getrandbits(8) for _ in range(
+                rng.choice([0, 1, 16, rng.randint(0, 4000)]))), "any")
+        elif target == "pool":
             case = pool_case(g, parse(fz.pool_orig), valid)
         elif target == "monitor":
             case = monitor_case(g, valid)
@@ -666,9 +679,9 @@ def main():
             case = seal_case(g, fz.seal_text("s1"), valid)
         else:
             case = volume_case(g, target, parse(fz.orig[target]), valid)
-        kinds[(target if target in ("pool", "monitor", "seal") else "volume", case.kind)] = \
-            kinds.get((target if target in ("pool", "monitor", "seal") else "volume",
-                       case.kind), 0) + 1
+        what = target.split(":")[0] if target in ("pool", "monitor", "seal") or \
+            ":" in target else "volume"
+        kinds[(what, case.kind)] = kinds.get((what, case.kind), 0) + 1
         if valid:
             valid_n += 1
         else:
@@ -727,6 +740,12 @@ def main():
                 why = check_report(fz, case, shows, so)
                 if why:
                     fail("misreported", why, argv)
+                if shows == "made" and target.startswith("record:"):
+                    kept = [n for n in (target[7:], "fz")
+                            if RECORD_ATTR in os.listxattr(fz.img(n))]
+                    if kept:
+                        fail("record_kept", "%s still on %s after the clone" %
+                             (RECORD_ATTR, " and ".join(kept)), argv)
                 if shows == "made":
                     fz.sv("remove", "p/fz")
                 continue
@@ -766,7 +785,9 @@ def main():
             failed_iters += 1
             v = case.value
             where = {"pool": (POOL_ATTR, fz.p), "monitor": (MON_ATTR, fz.p),
-                     "seal": (fz.seal_attr, fz.p)}.get(target, (VOL_ATTR, fz.img(target)))
+                     "seal": (fz.seal_attr, fz.p)}.get(target, (VOL_ATTR, fz.img(target))
+                                                       if ":" not in target else
+                                                       (RECORD_ATTR, fz.img(target[7:])))
             print("fuzz-xattr: iteration %d (%s, %s):" % (i, target, case.kind), file=sys.stderr)
             print("  value: %s" % ("(removed)" if v is None else esc(v)), file=sys.stderr)
             print("  set by: %s" % ("setfattr -x %s %s" % where if v is None else
@@ -782,6 +803,10 @@ def main():
                              "-" if v is None else esc(v)))
                     f.write("\n".join(failures) + "\n")
         fz.restore()
+        if iterations >= 5000 and (i + 1) % 1000 == 0:
+            print("fuzz-xattr: %d of %d values, %d failed, %.0f s" %
+                  (i + 1, iterations, failed_iters, time.time() - start),
+                  file=sys.stderr, flush=True)
 
     secs = time.time() - start
     print("fuzz-xattr: %d attribute values, seed %d: %d valid by construction, %d with one defect"
@@ -797,7 +822,8 @@ def main():
               "changed": "refused, but something changed on disk",
               "others_missing": "other volumes or pools not listed",
               "refused_valid": "a valid value refused",
-              "misreported": "a valid value reported otherwise"}
+              "misreported": "a valid value reported otherwise",
+              "record_kept": "a sharing record left on a clone's source or clone"}
     print("  commands that failed, by the oracle's rule:")
     for k in FAILURES:
         print("  %-56s %6d" % (labels[k] + ":", counts[k]))
@@ -814,6 +840,8 @@ def main():
 def check_report(fz, case, shows, so):
     """Why what the command printed is not what the valid value holds; ""."""
     exp = case.expect
+    if exp is None:
+        return ""
     try:
         if shows == "list" and case.target not in ("pool", "monitor", "seal"):
             rows = {v["name"]: v for v in json.loads(so)["volumes"]}
