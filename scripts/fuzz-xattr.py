@@ -29,6 +29,7 @@ import os
 import random
 import re
 import shlex
+import signal
 import subprocess
 import sys
 import time
@@ -662,8 +663,16 @@ def main():
     failed_iters = 0
     start = time.time()
     all_listed = {("p", n) for n in fz.volumes} | {("q", "u")}
+    # SIGTERM or SIGINT: stop after the value under way, with the figures.
+    stop = []
+    signal.signal(signal.SIGTERM, lambda *_: stop.append(1))
+    signal.signal(signal.SIGINT, lambda *_: stop.append(1))
+    done = 0
 
     for i in range(iterations):
+        if stop:
+            break
+        done += 1
         target = rng.choice(["v", "c1", "w", "s1", "v", "c1", "w", "s1", "pool", "pool",
                              "monitor", "monitor", "seal", "record:v", "record:c1"])
         valid = rng.random() < 0.35 or target.startswith("record:")
@@ -762,7 +771,9 @@ def main():
                 fail("unnamed", "the line does not name %s and %s: %s" % (obj, attr, lines[0]),
                      argv)
             else:
-                key = re.sub(r"[0-9a-f]{32}", "ID", lines[0])
+                key = re.sub(r"/\S*/mnt/\S*", "PATH", lines[0])
+                key = re.sub(r"\bp/[\w.+-]+", "p/NAME", key)
+                key = re.sub(r"[0-9a-f]{32}", "ID", key)
                 key = re.sub(r"[0-9]+", "N", key)
                 key = re.sub(r'"[^"]*"', '"..."', key)
                 refusals[key] = refusals.get(key, 0) + 1
@@ -809,11 +820,12 @@ def main():
                   file=sys.stderr, flush=True)
 
     secs = time.time() - start
-    print("fuzz-xattr: %d attribute values, seed %d: %d valid by construction, %d with one defect"
-          % (iterations, seed, valid_n, defect_n))
+    print("fuzz-xattr: %d attribute values, seed %d: %d valid by construction, %d with one defect%s"
+          % (done, seed, valid_n, defect_n,
+             " (stopped by a signal after %d of %d)" % (done, iterations) if stop else ""))
     print("  tool: %s%s" % (tool, os.environ.get("FUZZ_ASAN", "")))
     print("  %d commands run, %.1f s, %.1f values a second"
-          % (ran, secs, iterations / secs if secs else 0))
+          % (ran, secs, done / secs if secs else 0))
     labels = {"crashed": "crashed (signal, exit > 2, sanitizer)", "hung": "no end in 60 s",
               "accepted": "a defect accepted (exit 0)",
               "wrong_status": "a defect refused with a status other than 1",
@@ -830,10 +842,11 @@ def main():
     print("  values by attribute and kind:")
     for (t, k), n in sorted(kinds.items(), key=lambda x: (x[0][0], -x[1])):
         print("  %6d  %s %s" % (n, t, k))
-    print("  the refusals' messages, most common first (numbers as N, quoted text as \"...\"):")
-    for key, n in sorted(refusals.items(), key=lambda x: -x[1])[:25]:
+    print("  the refusals' messages, most common first (names as p/NAME and PATH, numbers as N,"
+          " quoted text as \"...\"):")
+    for key, n in sorted(refusals.items(), key=lambda x: -x[1]):
         print("  %6d  %s" % (n, key))
-    print("%d passed, %d failed" % (iterations - failed_iters, failed_iters))
+    print("%d passed, %d failed" % (done - failed_iters, failed_iters))
     sys.exit(1 if failed_iters else 0)
 
 

@@ -1,10 +1,12 @@
 #!/bin/bash
 # A short run of scripts/fuzz-xattr: the subvol tool, built with ASan and
-# UBSan, reads 250 attribute values (user.subvol.volume, .pool, .monitor
+# UBSan, reads 160 attribute values (user.subvol.volume, .pool, .monitor
 # and the seals; valid by construction or with one defect; the seed is
 # the day's, printed): each valid one accepted and reported as it is,
 # each defect refused by every command reading it with exit 1 and one
-# line naming the object and the attribute, nothing on disk changed.
+# line naming the object and the attribute, nothing on disk changed; the
+# target's sharing record, whatever it holds, unread and dropped before
+# a clone.
 # Then the harness itself: a tool that crashes and one that refuses in
 # two lines must be counted as failures.  Needs root.
 set -uo pipefail
@@ -17,7 +19,7 @@ trap 'rm -rf "$OUT"' EXIT
 FUZZ=$ROOT/scripts/fuzz-xattr
 day=$(($(date +%s) / 86400))
 seed=$((day * 1000))
-n=250
+n=160
 echo "# seed $seed: scripts/fuzz-xattr --iterations $n --seed $seed repeats this run"
 
 "$FUZZ" --iterations $n --seed "$seed" --out "$OUT/failed" >"$OUT/out" 2>"$OUT/err"
@@ -29,7 +31,8 @@ check "with the sanitizers built in" grep -q '(ASan and UBSan build)' "$OUT/out"
 for what in "crashed (signal, exit > 2, sanitizer)" "no end in 60 s" "a defect accepted (exit 0)" \
 	"a defect refused with a status other than 1" "refused with other than one line (or control bytes)" \
 	"refused without naming the object and attribute" "refused, but something changed on disk" \
-	"other volumes or pools not listed" "a valid value refused" "a valid value reported otherwise"; do
+	"other volumes or pools not listed" "a valid value refused" "a valid value reported otherwise" \
+	"a sharing record left on a clone's source or clone"; do
 	check_eq "$what: 0" 0 "$(grep -F "$what:" "$OUT/out" | awk '{ print $NF }')"
 done
 # Both sides of the oracle were exercised, on every attribute.
@@ -37,6 +40,7 @@ for t in volume pool monitor seal; do
 	check "$t: valid values were tried" grep -Eq "^ +[0-9]+  $t valid$" "$OUT/out"
 	check "$t: defects were tried" grep -Eq "^ +[0-9]+  $t [a-z_]+$" <(grep -v " valid$" "$OUT/out")
 done
+check "the target's sharing record, any bytes, was tried" grep -Eq '^ +[0-9]+  record any$' "$OUT/out"
 check "refusals came from the key checks (a duplicate, a number out of range)" \
 	grep -Eq 'is there twice|is more than' "$OUT/out"
 
