@@ -544,6 +544,10 @@ class Fuzz:
                         flags(self.img(missing[0]), True)
                 else:
                     os.unlink(path)
+        cfg = os.path.join(self.work, "config", "pools")
+        for n in os.listdir(cfg):
+            if n not in ("p", "q"):	# a pool made anew over one
+                os.unlink(os.path.join(cfg, n))
         for n in self.volumes:
             if RECORD_ATTR in os.listxattr(self.img(n)):
                 os.removexattr(self.img(n), RECORD_ATTR)
@@ -606,6 +610,10 @@ def commands(target):
                 (["status", "p/v"], None),
                 (["snapshot", "p/v", "fz"], "made"),
                 (["create", "--inactive", "--size", "4M", "p/fz"], "made"),
+                # By its path (@P): a pool already, or a directory whose
+                # attribute cannot be read, which is not to be made anew.
+                (["pool", "create", "--name", "fz", "@P"], "again"),
+                (["pool", "import", "@P"], None),
                 (["monitor", "--once"], None)]
     if target == "monitor":
         return [(["pool", "status", "-J", "-b", "p"], "pool"),
@@ -637,12 +645,12 @@ def commands(target):
 def names_of(target):
     """What a refusal's line must name: the object and the attribute."""
     if target == "pool":
-        return "pool p", POOL_ATTR
+        return ("pool p", "pool @P"), POOL_ATTR
     if target == "monitor":
-        return "pool p", MON_ATTR
+        return ("pool p",), MON_ATTR
     if target == "seal":
-        return "p/s1", SEAL_PREFIX
-    return "p/" + target, VOL_ATTR
+        return ("p/s1",), SEAL_PREFIX
+    return ("p/" + target,), VOL_ATTR
 
 
 FAILURES = ["crashed", "hung", "accepted", "wrong_status", "multiline", "unnamed",
@@ -706,6 +714,7 @@ def main():
         for argv, shows in commands(target):
             if valid and shows == "defect only":
                 continue
+            argv = [fz.p if a == "@P" else a for a in argv]
             before = fz.state()
             ran += 1
             try:
@@ -740,6 +749,13 @@ def main():
                     got = {x[0] for x in got}
                     want = {"q"} | ({"p"} if target != "pool" else set())
                 listed = want - got
+            if valid and shows == "again":
+                if st != 1 or len(lines) != 1 or "already a pool" not in se:
+                    fail("misreported", "not refused as a pool already: exit %d: %s" % (
+                        st, se.strip()[:300]), argv)
+                if before != fz.state():
+                    fail("changed", diff_state(before, fz.state()), argv)
+                continue
             if valid:
                 if st != 0 or se:
                     fail("refused_valid", "exit %d: %s" % (st, se.strip()[:300]), argv)
@@ -767,9 +783,10 @@ def main():
             elif len(lines) != 1 or CONTROL.search(lines[0]):
                 fail("multiline", "%d lines on stderr%s: %r" % (
                     len(lines), ", control bytes" if len(lines) == 1 else "", se[:400]), argv)
-            elif obj not in lines[0] or attr not in lines[0]:
-                fail("unnamed", "the line does not name %s and %s: %s" % (obj, attr, lines[0]),
-                     argv)
+            elif not any(o.replace("@P", fz.p) in lines[0] for o in obj) or \
+                    attr not in lines[0]:
+                fail("unnamed", "the line does not name %s and %s: %s" % (
+                    " or ".join(obj).replace("@P", fz.p), attr, lines[0]), argv)
             else:
                 key = re.sub(r"/\S*/mnt/\S*", "PATH", lines[0])
                 key = re.sub(r"\bp/[\w.+-]+", "p/NAME", key)
