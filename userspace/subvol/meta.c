@@ -155,6 +155,12 @@ static int parse_lines(char *buf, const char *what, const char *const *required,
 		for (i = 0; i < nkeys; i++)
 			if (!strcmp(keys[i], line))
 				return fail(err, errlen, "%s: key %s is there twice", what, line);
+		/*
+		 * Distinct keys take 3 bytes a line at least ("a=\n"): a stream
+		 * header's 8192 bytes hold under 2000 of them; but say so.
+		 */
+		if (nkeys == sizeof(keys) / sizeof(keys[0]))
+			return fail(err, errlen, "%s has more than %zu lines", what, nkeys);
 		keys[nkeys++] = line;
 		if (nr == 1 && strcmp(line, "format"))
 			return fail(err, errlen, "%s: line 1 \"%.20s\" is not format=%d",
