@@ -178,7 +178,7 @@ out:
  */
 static int base_trusted(const char *cmd, struct volume *base)
 {
-	char why[160];
+	char why[256];
 	int fd, r;
 
 	fd = open(base->path, O_RDONLY | O_CLOEXEC);

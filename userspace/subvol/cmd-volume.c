@@ -17,7 +17,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_EXTENT_SIZE	(1U << 30)
 
 static int parse_choice(const char *cmd, const char *opt, const char *val,
 			const char *yes, const char *no, bool *out)
@@ -76,7 +75,7 @@ int check_policies(const char *cmd, const struct volume_meta *m, uint64_t block)
 {
 	if (m->features.no_space_timeout && !m->features.no_space_queue)
 		return usage_error(cmd, "--no-space-timeout needs --no-space queue");
-	if (m->extent_size % block || m->extent_size > MAX_EXTENT_SIZE)
+	if (m->extent_size % block || m->extent_size > SUBVOL_EXTENT_SIZE_MAX)
 		return usage_error(cmd, "--extent-size: %u is not a multiple of the host's %" PRIu64 "-byte blocks up to 1G",
 				   m->extent_size, block);
 	if (m->extent_size > block && !m->features.no_guarantee)
@@ -171,7 +170,7 @@ int cmd_create(int argc, char **argv)
 			size_arg = optarg;
 			break;
 		case 'e':
-			if (parse_size(optarg, &v) || v > MAX_EXTENT_SIZE)
+			if (parse_size(optarg, &v) || v > SUBVOL_EXTENT_SIZE_MAX)
 				return usage_error(cmd, "--extent-size: \"%s\" is not a size up to 1G", optarg);
 			meta.extent_size = v;
 			break;

@@ -7,6 +7,7 @@
 #include "subvol.h"
 
 #include <errno.h>
+#include <linux/dm-subvol.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -20,13 +21,29 @@
 static int fail(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/*
+ * The reason, in one line: a control byte quoted from the attribute (a
+ * newline, a vertical tab, an escape) is written as \xNN.
+ */
 static int fail(char *err, size_t errlen, const char *fmt, ...)
 {
+	char text[512];
+	size_t i, n = 0;
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
+	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
+	for (i = 0; text[i] && n + 5 < errlen; i++) {
+		unsigned char c = text[i];
+
+		if (c < 0x20 || c == 0x7f)
+			n += snprintf(err + n, errlen - n, "\\x%02x", c);
+		else
+			err[n++] = c;
+	}
+	if (errlen)
+		err[n < errlen ? n : errlen - 1] = '\0';
 	return -1;
 }
 
@@ -38,6 +55,8 @@ static int read_xattr(int fd, const char *name, char *buf, size_t len,
 	if (r < 0) {
 		if (errno == ENODATA)
 			return fail(err, errlen, "no %s attribute", name);
+		if (errno == ERANGE)
+			return fail(err, errlen, "%s is longer than %zu bytes", name, len - 1);
 		return fail(err, errlen, "cannot read %s: %s", name, strerror(errno));
 	}
 	buf[r] = '\0';
@@ -46,15 +65,31 @@ static int read_xattr(int fd, const char *name, char *buf, size_t len,
 	return 0;
 }
 
+/* Decimal digits alone, within 64 bits: no sign, space or base prefix. */
 static bool parse_u64_str(const char *s, uint64_t *v)
 {
-	char *end;
+	uint64_t n = 0;
 
-	if (!*s || *s == '-' || *s == '+')
+	if (!*s)
 		return false;
-	errno = 0;
-	*v = strtoull(s, &end, 10);
-	return !errno && !*end;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9' || n > (UINT64_MAX - (*s - '0')) / 10)
+			return false;
+		n = n * 10 + (*s - '0');
+	}
+	*v = n;
+	return true;
+}
+
+/* A number up to max into *v, or the reason in err. */
+static int parse_num(const char *key, const char *val, uint64_t max, uint64_t *v,
+		     char *err, size_t errlen)
+{
+	if (!parse_u64_str(val, v))
+		return fail(err, errlen, "%s \"%.24s\" is not a number", key, val);
+	if (*v > max)
+		return fail(err, errlen, "%s %" PRIu64 " is more than %" PRIu64, key, *v, max);
+	return 0;
 }
 
 static bool valid_id(const char *s)
@@ -69,37 +104,81 @@ static bool valid_id(const char *s)
 	return true;
 }
 
+static bool valid_key(const char *key)
+{
+	if (!*key)
+		return false;
+	for (; *key; key++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyz0123456789_", *key))
+			return false;
+	return true;
+}
+
 /*
- * Walk the lines of buf, calling fn(key, value) for each; the first line
- * must be "format=1".
+ * Walk the lines of buf, calling fn(key, value) for each.  The grammar:
+ * "format=1", then key=value lines, every line ending in a newline (a
+ * value cut short lacks it), no blank line, keys of [a-z0-9_] each once;
+ * fn ignores the keys it does not know (later formats add keys); every
+ * key of required (NULL-terminated) must be there, which finds a value
+ * cut at the end of a line.  Errors name what.
  */
-static int parse_lines(char *buf, const char *what,
+static int parse_lines(char *buf, const char *what, const char *const *required,
 		       int (*fn)(const char *key, const char *val, void *m,
 				 char *err, size_t errlen),
 		       void *m, char *err, size_t errlen)
 {
-	char *save, *line, *eq;
-	bool first = true;
+	const char *keys[META_MAX / 2];
+	char why[256], *line, *next, *eq;
+	size_t nkeys = 0, i, n = strlen(buf);
+	bool newline = n && buf[n - 1] == '\n';
+	unsigned int nr = 0;
 
-	for (line = strtok_r(buf, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
+	if (!n)
+		return fail(err, errlen, "%s is empty", what);
+	for (line = buf; *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		else
+			next = line + strlen(line);
+		nr++;
+		if (!*line)
+			return fail(err, errlen, "%s: line %u is empty", what, nr);
 		eq = strchr(line, '=');
 		if (!eq)
-			return fail(err, errlen, "%s: line \"%.40s\" is not key=value",
-				    what, line);
+			return fail(err, errlen, "%s: line %u \"%.40s\" is not key=value",
+				    what, nr, line);
 		*eq = '\0';
-		if (first) {
-			if (strcmp(line, "format") || strcmp(eq + 1, "1"))
-				return fail(err, errlen, "%s: format \"%.20s\" is not %d",
-					    what, eq + 1, META_FORMAT);
-			first = false;
-			continue;
-		}
-		if (fn(line, eq + 1, m, err, errlen))
-			return -1;
+		if (!valid_key(line))
+			return fail(err, errlen, "%s: line %u: \"%.40s\" is not a key (a-z, 0-9, _)",
+				    what, nr, line);
+		for (i = 0; i < nkeys; i++)
+			if (!strcmp(keys[i], line))
+				return fail(err, errlen, "%s: key %s is there twice", what, line);
+		/*
+		 * Distinct keys take 3 bytes a line at least ("a=\n"): a stream
+		 * header's 8192 bytes hold under 2000 of them; but say so.
+		 */
+		if (nkeys == sizeof(keys) / sizeof(keys[0]))
+			return fail(err, errlen, "%s has more than %zu lines", what, nkeys);
+		keys[nkeys++] = line;
+		if (nr == 1 && strcmp(line, "format"))
+			return fail(err, errlen, "%s: line 1 \"%.20s\" is not format=%d",
+				    what, line, META_FORMAT);
+		if (nr == 1 && strcmp(eq + 1, "1"))
+			return fail(err, errlen, "%s: format \"%.20s\" is not %d", what, eq + 1,
+				    META_FORMAT);
+		if (nr > 1 && fn(line, eq + 1, m, why, sizeof(why)))
+			return fail(err, errlen, "%s: %s", what, why);
 	}
-	if (first)
-		return fail(err, errlen, "%s is empty", what);
+	if (!newline)
+		return fail(err, errlen, "%s does not end in a newline (cut short?)", what);
+	for (; *required; required++) {
+		for (i = 0; i < nkeys && strcmp(keys[i], *required); i++)
+			;
+		if (i == nkeys)
+			return fail(err, errlen, "%s lacks the key %s", what, *required);
+	}
 	return 0;
 }
 
@@ -140,8 +219,8 @@ static int autoextend_key(const char *key, const char *val, struct autoextend *a
 				    val);
 		a->step_set = true;
 	} else if (!strcmp(key, "autoextend_max")) {
-		if (!parse_u64_str(val, &a->max))
-			return fail(err, errlen, "autoextend_max \"%.20s\" is not a number", val);
+		if (parse_num(key, val, UINT64_MAX, &a->max, err, errlen))
+			return -1;
 	} else if (!strcmp(key, "autoextend_command")) {
 		if (strlen(val) > AUTOEXTEND_COMMAND_MAX)
 			return fail(err, errlen, "autoextend_command is longer than %d bytes",
@@ -168,12 +247,14 @@ static int pool_key(const char *key, const char *val, void *p, char *err,
 			return fail(err, errlen, "pool id \"%.40s\" is not valid", val);
 		strcpy(m->id, val);
 	} else if (!strcmp(key, "created")) {
-		if (!parse_u64_str(val, &v))
-			return fail(err, errlen, "pool creation time \"%.20s\" is not a number", val);
+		if (parse_num(key, val, INT64_MAX, &v, err, errlen))
+			return -1;
 		m->created = v;
 	}
 	return 0;
 }
+
+static const char *const pool_required[] = { "name", "id", "created", NULL };
 
 int pool_meta_read(int fd, struct pool_meta *m, char *err, size_t errlen)
 {
@@ -181,11 +262,8 @@ int pool_meta_read(int fd, struct pool_meta *m, char *err, size_t errlen)
 
 	memset(m, 0, sizeof(*m));
 	if (read_xattr(fd, SUBVOL_POOL_XATTR, buf, sizeof(buf), err, errlen) ||
-	    parse_lines(buf, SUBVOL_POOL_XATTR, pool_key, m, err, errlen))
+	    parse_lines(buf, SUBVOL_POOL_XATTR, pool_required, pool_key, m, err, errlen))
 		return -1;
-	if (!m->name[0] || !m->id[0])
-		return fail(err, errlen, "%s lacks the pool's name or id",
-			    SUBVOL_POOL_XATTR);
 	return 0;
 }
 
@@ -234,11 +312,8 @@ static int monitor_key(const char *key, const char *val, void *p, char *err,
 	char *text = NULL;
 	uint64_t v;
 
-	if (!strcmp(key, "extensions")) {
-		if (!parse_u64_str(val, &s->extensions))
-			return fail(err, errlen, "extensions \"%.20s\" is not a number", val);
-		return 0;
-	}
+	if (!strcmp(key, "extensions"))
+		return parse_num(key, val, UINT64_MAX, &s->extensions, err, errlen);
 	if (!strcmp(key, "last_extension_time"))
 		time = &s->last_extension_time;
 	else if (!strcmp(key, "last_command_time"))
@@ -252,14 +327,24 @@ static int monitor_key(const char *key, const char *val, void *p, char *err,
 	else if (!strcmp(key, "last_error"))
 		text = s->last_error;
 	if (time) {
-		if (!parse_u64_str(val, &v))
-			return fail(err, errlen, "%s \"%.20s\" is not a number", key, val);
+		if (parse_num(key, val, INT64_MAX, &v, err, errlen))
+			return -1;
 		*time = v;
 	} else if (text) {
-		snprintf(text, MONITOR_TEXT_MAX + 1, "%s", val);
+		/* The monitor writes them cut to fit: a longer one is not its own. */
+		if (strlen(val) > MONITOR_TEXT_MAX)
+			return fail(err, errlen, "%s is longer than %d bytes", key,
+				    MONITOR_TEXT_MAX);
+		strcpy(text, val);
 	}
 	return 0;
 }
+
+/* The monitor writes them all, every time. */
+static const char *const monitor_required[] = {
+	"extensions", "last_extension_time", "last_extension", "last_command_time",
+	"last_command", "last_error_time", "last_error", NULL
+};
 
 int monitor_state_read(int fd, struct monitor_state *s, char *err, size_t errlen)
 {
@@ -272,7 +357,13 @@ int monitor_state_read(int fd, struct monitor_state *s, char *err, size_t errlen
 		return 0;
 	if (read_xattr(fd, SUBVOL_MONITOR_XATTR, buf, sizeof(buf), err, errlen))
 		return -1;
-	return parse_lines(buf, SUBVOL_MONITOR_XATTR, monitor_key, s, err, errlen);
+	if (parse_lines(buf, SUBVOL_MONITOR_XATTR, monitor_required, monitor_key, s, err,
+			errlen)) {
+		/* Nothing of it shown as if it were so. */
+		memset(s, 0, sizeof(*s));
+		return -1;
+	}
+	return 0;
 }
 
 int monitor_state_write(int fd, const struct monitor_state *s)
@@ -305,8 +396,7 @@ static int volume_key(const char *key, const char *val, void *p, char *err,
 {
 	struct volume_meta *m = p;
 	struct subvol_features *f = &m->features;
-	uint64_t v = 0;
-	bool num = parse_u64_str(val, &v);
+	uint64_t v = 0, max;
 
 	if (!strcmp(key, "id") || !strcmp(key, "origin_id")) {
 		if (!valid_id(val) && !(*val == '\0' && key[0] == 'o'))
@@ -335,8 +425,19 @@ static int volume_key(const char *key, const char *val, void *p, char *err,
 		   !strcmp(key, "no_space_timeout") || !strcmp(key, "low_water") ||
 		   !strcmp(key, "ignore_discard") || !strcmp(key, "extent_size") ||
 		   !strcmp(key, "host_lvm")) {
-		if (!num)
-			return fail(err, errlen, "%s \"%.20s\" is not a number", key, val);
+		/* Each within what its field holds and the tool writes. */
+		if (key[0] == 'i' || key[0] == 'h')
+			max = 1;
+		else if (key[0] == 'n')
+			max = DM_SUBVOL_NO_SPACE_TIMEOUT_MAX;
+		else if (key[0] == 'e')
+			max = SUBVOL_EXTENT_SIZE_MAX;
+		else if (key[0] == 'l')
+			max = UINT64_MAX >> 9;
+		else
+			max = INT64_MAX;
+		if (parse_num(key, val, max, &v, err, errlen))
+			return -1;
 		if (key[0] == 's')
 			m->size = v;
 		else if (key[0] == 'c')
@@ -355,17 +456,27 @@ static int volume_key(const char *key, const char *val, void *p, char *err,
 	return 0;
 }
 
+/*
+ * What every version wrote; host_lvm came with 1.1, and a volume without
+ * it is not set --host-lvm.
+ */
+static const char *const volume_required[] = {
+	"id", "kind", "size", "guarantee", "no_space", "no_space_timeout", "low_water",
+	"ignore_discard", "extent_size", "origin_id", "origin_name", "created", NULL
+};
+
 int volume_meta_parse(char *buf, struct volume_meta *m, char *err, size_t errlen)
 {
 	memset(m, 0, sizeof(*m));
-	if (parse_lines(buf, SUBVOL_VOLUME_XATTR, volume_key, m, err, errlen))
+	if (parse_lines(buf, SUBVOL_VOLUME_XATTR, volume_required, volume_key, m, err, errlen))
 		return -1;
-	if (!m->id[0] || !m->size)
-		return fail(err, errlen, "%s lacks the volume's id or size",
-			    SUBVOL_VOLUME_XATTR);
-	if (m->size % 512)
-		return fail(err, errlen, "size %" PRIu64 " is not a whole number of sectors",
-			    m->size);
+	if (!m->size || m->size % 512)
+		return fail(err, errlen, "%s: size %" PRIu64 " is not a whole number of sectors",
+			    SUBVOL_VOLUME_XATTR, m->size);
+	/* As create, set and resize keep it: a mark the size does not pass. */
+	if (m->features.low_water_sectors && m->features.low_water_sectors >= m->size >> 9)
+		return fail(err, errlen, "%s: low_water %" PRIu64 " is not below the size (%" PRIu64 " sectors)",
+			    SUBVOL_VOLUME_XATTR, m->features.low_water_sectors, m->size >> 9);
 	return 0;
 }
 

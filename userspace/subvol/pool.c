@@ -208,6 +208,12 @@ int pool_create(const char *path, const char *name, const struct autoextend *pol
 		       real, m.name);
 		goto out;
 	}
+	/* A pool whose metadata is damaged is not made anew over its volumes. */
+	if (fgetxattr(fd, SUBVOL_POOL_XATTR, NULL, 0) >= 0 || errno != ENODATA) {
+		errmsg("pool %s: holds a pool's metadata that cannot be read (%s); repair or remove it first",
+		       real, err);
+		goto out;
+	}
 	if (!name) {
 		name = strrchr(real, '/') + 1;
 		if (!valid_name(name)) {

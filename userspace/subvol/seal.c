@@ -81,6 +81,23 @@ int image_unseal(struct pool *pool, int fd, const char *id)
 	return 0;
 }
 
+/* Whether a seal's value is "ctime=SECONDS.NANOSECONDS\n", nine digits of them. */
+static bool seal_well_formed(const char *v, size_t n)
+{
+	const char *p = v + 6;
+	size_t digits = 0;
+
+	if (strlen(v) != n || strncmp(v, "ctime=", 6))
+		return false;
+	for (; *p >= '0' && *p <= '9'; p++)
+		digits++;
+	if (!digits || digits > 19 || *p++ != '.')
+		return false;
+	for (digits = 0; *p >= '0' && *p <= '9'; p++)
+		digits++;
+	return digits == 9 && p[0] == '\n' && !p[1];
+}
+
 int image_check_seal(struct pool *pool, int fd, const char *id, char *why,
 		     size_t len)
 {
@@ -92,12 +109,20 @@ int image_check_seal(struct pool *pool, int fd, const char *id, char *why,
 	seal_xattr(name, sizeof(name), id);
 	n = fgetxattr(pool->dirfd, name, value, sizeof(value) - 1);
 	if (n < 0) {
-		snprintf(why, len, errno == ENODATA ?
-			 "it was never sealed (made by a subvol older than 1.1, or its seal was lost)" :
-			 "its seal cannot be read: %s", strerror(errno));
+		if (errno == ENODATA)
+			snprintf(why, len, "it was never sealed: no %s (made by a subvol older than 1.1, or its seal was lost)",
+				 name);
+		else if (errno == ERANGE)
+			snprintf(why, len, "its seal %s is longer than a seal (corrupt)", name);
+		else
+			snprintf(why, len, "its seal %s cannot be read: %s", name, strerror(errno));
 		return -1;
 	}
 	value[n] = '\0';
+	if (!seal_well_formed(value, n)) {
+		snprintf(why, len, "its seal %s is not ctime=SECONDS.NANOSECONDS (corrupt)", name);
+		return -1;
+	}
 	if (ioctl(fd, FS_IOC_GETFLAGS, &flags) || fstat(fd, &st)) {
 		snprintf(why, len, "its flags cannot be read: %s", strerror(errno));
 		return -1;
@@ -108,7 +133,8 @@ int image_check_seal(struct pool *pool, int fd, const char *id, char *why,
 	}
 	ctime_text(now, sizeof(now), &st);
 	if (strcmp(now, value)) {
-		snprintf(why, len, "it changed since it was sealed (its ctime is not the sealed one)");
+		snprintf(why, len, "it changed since it was sealed (its ctime is not the one in %s)",
+			 name);
 		return -1;
 	}
 	return 0;
@@ -121,7 +147,7 @@ int image_check_seal(struct pool *pool, int fd, const char *id, char *why,
  */
 int image_seal_suspend(struct pool *pool, int fd, const char *id, bool *valid)
 {
-	char why[160];
+	char why[256];
 
 	*valid = !image_check_seal(pool, fd, id, why, sizeof(why));
 	return set_immutable(fd, false);

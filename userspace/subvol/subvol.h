@@ -35,6 +35,8 @@
 /* The target's sharing record (drivers/md/dm-subvol-record.c). */
 #define SUBVOL_RECORD_XATTR	"trusted.dm-subvol.shared"
 #define SUBVOL_IMAGE_SUFFIX	".img"
+/* The largest --extent-size, and extent_size of a volume's metadata. */
+#define SUBVOL_EXTENT_SIZE_MAX	(1U << 30)
 
 /* What to load when device-mapper or the target is missing. */
 #define DM_LOAD_HINT "modprobe dm_mod; modprobe dm-subvol, or insmod dm-subvol.ko where it is not installed"
