@@ -74,12 +74,12 @@ check "vm-run says so" grep -qx 'vm-run: VM stopped before SCRIPT finished' <<<"
 script hang <<<'sleep 600'
 check_status "a timeout makes vm-run exit 124" 124 "$VM_RUN" --timeout 20 "$work/hang.sh"
 
-# A qemu that is still running after the guest printed its exit status
-# (seen once: idle after "reboot: Power down" until --timeout) is killed,
-# and the script's status stands.  The stand-in qemu writes the marker
-# and its pid, then hangs.
-mkdir -p "$work/stuck-qemu"
-cat >"$work/stuck-qemu/qemu-system-x86_64" <<'END'
+# stand_in_qemu DIR: DIR/qemu-system-x86_64, which finds its console log
+# ($log) and writes its pid file as qemu does, then runs the script on stdin.
+stand_in_qemu() {
+	mkdir -p "$1"
+	{
+		cat <<'END'
 #!/bin/bash
 while (($#)); do
 	case $1 in
@@ -88,10 +88,20 @@ while (($#)); do
 	esac
 	shift
 done
+END
+		cat
+	} >"$1/qemu-system-x86_64"
+	chmod +x "$1/qemu-system-x86_64"
+}
+
+# A qemu that is still running after the guest printed its exit status
+# (seen once: idle after "reboot: Power down" until --timeout) is killed,
+# and the script's status stands.  The stand-in qemu writes the marker
+# and its pid, then hangs.
+stand_in_qemu "$work/stuck-qemu" <<'END'
 echo "VM-RUN-EXIT-STATUS=7" >>"$log"
 exec sleep 600
 END
-chmod +x "$work/stuck-qemu/qemu-system-x86_64"
 out=$(PATH="$work/stuck-qemu:$PATH" VM_RUN_EXIT_GRACE=3 "$VM_RUN" --timeout 120 "$work/exit7.sh" 2>&1)
 check_eq "a qemu stuck after the guest's exit status is killed, and the status stands" 7 $? || show "$out"
 check "vm-run says it killed it" grep -q '^vm-run: qemu had not exited .* after the guest ended; killed it$' <<<"$out"
@@ -99,23 +109,13 @@ check "vm-run says it killed it" grep -q '^vm-run: qemu had not exited .* after 
 # A kernel stuck in early boot (no "Run /init" in VM_RUN_BOOT_LIMIT
 # seconds) is killed and booted again, up to three times. The stand-in
 # qemu hangs in boot while its count file says so, then boots.
-mkdir -p "$work/boot-qemu"
-cat >"$work/boot-qemu/qemu-system-x86_64" <<'END'
-#!/bin/bash
-while (($#)); do
-	case $1 in
-	-serial) [[ $2 == file:* ]] && log=${2#file:} ;;
-	-pidfile) echo $$ >"$2" ;;
-	esac
-	shift
-done
+stand_in_qemu "$work/boot-qemu" <<'END'
 n=$(($(cat "$BOOT_COUNT" 2>/dev/null || echo 0) + 1))
 echo "$n" >"$BOOT_COUNT"
 echo "[    2.0] Running RCU-tasks wait API self tests" >>"$log"
 ((n > STUCK_BOOTS)) || exec sleep 600
 printf '[    9.0] Run /init as init process\nVM-RUN-EXIT-STATUS=5\n' >>"$log"
 END
-chmod +x "$work/boot-qemu/qemu-system-x86_64"
 boot() {
 	rm -f "$work/boots"
 	PATH="$work/boot-qemu:$PATH" BOOT_COUNT=$work/boots STUCK_BOOTS=$1 VM_RUN_BOOT_LIMIT=2 VM_RUN_BOOT_TRIES=3 \

@@ -143,7 +143,7 @@ expect() {
 	check_eq "$1: after it, shared is the host's (and ${4:-0} in host holes)" $((host_shared + ${4:-0})) \
 		"$(status_field vol "$F_SHARED")"
 	# Reading it all takes seconds under TCG: every fourth case.
-	((++expected % 4)) ||
+	((++cases_checked % 4)) ||
 		check_eq "$1: the volume reads the image's data" "$img_sha" "$(sha /dev/mapper/vol)"
 	check "$1: removed" dmsetup remove vol
 }
@@ -164,7 +164,7 @@ model() {
 		END { for (b in s) { m++; if (s[b] == 2) { sh++; if (!(b in data)) hole++ } }
 			print m * 8, sh * 8, hole * 8 }'
 }
-expected=0
+cases_checked=0
 DATA_SECTORS=$(model | cut -d' ' -f1) # in sectors
 
 # (a) The record as the kernel wrote it, and one with no ranges.
