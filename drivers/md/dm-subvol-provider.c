@@ -188,15 +188,16 @@ static void subvol_provider_check_low_water(struct subvol_space *space)
  * The host is full.  Under no_space:queue, a write that no promise covers
  * is held until the host grows (an admin, or subvol monitor extending its
  * LV) or no_space_timeout passes; a space-aware client gets ENOSPC at its
- * reservation instead, before it writes, so its refill waits the same
- * way: the client's writer sleeps where it would have failed (a mount's
- * refill of its reserve pool, a large fallocate too).  Ten times a second
- * it takes what the host has free, until it has all @n blocks: a request
- * larger than the host's free space fills the host, which is what makes
- * the monitor grow it, step by step.  The caller may hold its
- * filesystem's locks (not its transaction's): only its own writers wait
- * on them, and nothing the host needs to grow.  A fatal signal, or a
- * table that no longer queues, ends the wait; what was taken goes back.
+ * reservation instead, before it writes, so the refill it then asks for
+ * with blk_space_refill_wait() waits the same way: the client's writer
+ * sleeps where it would have failed (a buffered write, a page fault, a
+ * fallocate, growfs).  Ten times a second it takes what the host has
+ * free, until it has all @n blocks: a request larger than the host's free
+ * space fills the host, which is what makes the monitor grow it, step by
+ * step.  The caller holds none of its filesystem's locks and no
+ * transaction: what it held would stop every other task that needs it for
+ * as long.  A fatal signal, or a table that no longer queues, ends the
+ * wait; what was taken goes back.
  */
 static int subvol_provider_hold(struct subvol_space *space, u64 n)
 {
@@ -205,6 +206,12 @@ static int subvol_provider_hold(struct subvol_space *space, u64 n)
 	u64 got = 0;
 
 	if (!timeout)
+		return -ENOSPC;
+	/*
+	 * A filesystem transaction open in this task (journal_info) would be
+	 * held as long as we wait: its log space, its freeze protection.
+	 */
+	if (WARN_ON_ONCE(current->journal_info))
 		return -ENOSPC;
 	DMWARN_LIMIT("%s: host full: holding the guest's reservation, up to %u s",
 		     dm_device_name(space->md), timeout);
@@ -226,8 +233,12 @@ static int subvol_provider_hold(struct subvol_space *space, u64 n)
 	return -ENOSPC;
 }
 
-/* Sleeps: claims host space if the pool has too little. */
-static int subvol_provider_refill(struct blk_space *provider, u64 blocks)
+/*
+ * Sleeps: claims host space if the pool has too little; with @wait, holds
+ * on a full host under no_space:queue (subvol_provider_hold()).
+ */
+static int subvol_provider_refill(struct blk_space *provider, u64 blocks,
+				  bool wait)
 {
 	struct subvol_space *space = to_space(provider);
 	u64 n, credit;
@@ -245,7 +256,7 @@ static int subvol_provider_refill(struct blk_space *provider, u64 blocks)
 	n -= credit;
 	r = subvol_pool_commit(space->pool, n);
 	/* Only a full host may grow: one that failed fails the refill. */
-	if (r == -ENOSPC)
+	if (r == -ENOSPC && wait)
 		r = subvol_provider_hold(space, n);
 	if (r)
 		return r;

@@ -14,7 +14,8 @@
  * Units: reservations count blocks of the client's own size, given to
  * blk_space_attach(); block ranges and hole counts are in 512-byte sectors
  * of the device.  attach(), detach(), refill() and query() may sleep; the
- * other calls never do.
+ * other calls never do.  Only refill() with @wait may wait for the
+ * device's backing store to grow (see blk_space_refill_wait()).
  *
  * The client's side of the accounting (what each call means) is:
  *
@@ -76,7 +77,7 @@ struct blk_space_ops {
 
 	int (*reserve)(struct blk_space *space, u64 blocks);
 	void (*release)(struct blk_space *space, u64 blocks);
-	int (*refill)(struct blk_space *space, u64 blocks);
+	int (*refill)(struct blk_space *space, u64 blocks, bool wait);
 	void (*query)(struct blk_space *space, struct blk_space_counters *c);
 
 	u64 (*count_holes)(struct blk_space *space, sector_t start,
@@ -126,11 +127,33 @@ static inline void blk_space_release(struct blk_space *space, u64 blocks)
 	space->ops->release(space, blocks);
 }
 
-/* May sleep: grows what the device holds so that reserve() can succeed. */
+/*
+ * May sleep: grows what the device holds so that reserve() can succeed.
+ * Sleeps only for the device's own I/O: if its backing store is full,
+ * -ENOSPC at once.  The caller may hold its filesystem's locks (not a
+ * transaction: the device's I/O may need memory, and reclaim the
+ * filesystem).
+ */
 static inline int blk_space_refill(struct blk_space *space, u64 blocks)
 {
 	might_sleep();
-	return space->ops->refill(space, blocks);
+	return space->ops->refill(space, blocks, false);
+}
+
+/*
+ * As blk_space_refill(), but where the device's policy says so (dm-subvol's
+ * no_space:queue), a full backing store is waited for to grow, for up to
+ * the policy's timeout (an hour at most) or a fatal signal.  The caller
+ * holds none of its filesystem's locks and no transaction open (the
+ * provider warns if current->journal_info is set), as whatever it held
+ * would stop every task that needs it for as long: only its freeze
+ * protection, and in a page fault the mmap_lock, which ->page_mkwrite
+ * cannot drop.
+ */
+static inline int blk_space_refill_wait(struct blk_space *space, u64 blocks)
+{
+	might_sleep();
+	return space->ops->refill(space, blocks, true);
 }
 
 static inline void blk_space_query(struct blk_space *space,

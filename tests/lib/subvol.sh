@@ -16,6 +16,59 @@ host_xfs() {
 	mkfs.xfs -q -f "$dev"
 	mkdir -p "$HOST"
 	mount -t xfs "$dev" "$HOST"
+	HOST_MIB=${1:-}
+}
+
+# grow_host MIB: grow the host's dm-linear (host_xfs SIZE_MIB) by MIB and
+# its XFS, as lvextend --resizefs would; xfs_growfs's status.
+grow_host() {
+	HOST_MIB=$((HOST_MIB + $1))
+	dmsetup suspend hostdev
+	dmsetup reload hostdev --table "0 $((HOST_MIB * SECTORS_PER_MIB)) linear $SCRATCH_DEV 0"
+	dmsetup resume hostdev
+	xfs_growfs -d "$HOST" >/dev/null
+}
+
+# fill_host_but MIB: leave the host about MIB free (0: not a block), in
+# files under $HOST/filler (once the pool has given back, a second after
+# the guest's last reservation, what it no longer needs).
+fill_host_but() {
+	local free
+	sync
+	sleep 2
+	mkdir -p "$HOST/filler"
+	free=$(($(free_bytes "$HOST") >> 20))
+	[ "$free" -gt "$1" ] &&
+		dd if=/dev/zero of="$HOST/filler/f$RANDOM" bs=1M count=$((free - $1)) status=none
+	[ "$1" -eq 0 ] &&
+		dd if=/dev/zero of="$HOST/filler/f$RANDOM" bs=4k conv=fsync status=none 2>/dev/null
+	sync
+}
+
+# reservation_held: since kmsg_mark, a device logged that it holds a
+# space-aware guest's reservation (no_space:queue on a full host).
+reservation_held() {
+	kmsg_since_mark | grep -q "host full: holding the guest's reservation"
+}
+
+# wait_held [SECONDS]: wait up to SECONDS (default 20) for reservation_held.
+wait_held() {
+	local i
+	for i in $(seq 1 $((${1:-20} * 5))); do
+		reservation_held && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
+# ended_within PID SECONDS: the process PID ended within SECONDS.
+ended_within() {
+	local i
+	for i in $(seq 1 $(($2 * 5))); do
+		kill -0 "$1" 2>/dev/null || return 0
+		sleep 0.2
+	done
+	return 1
 }
 
 # backing FILE SIZE_MIB: a sparse backing file.

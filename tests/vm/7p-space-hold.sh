@@ -16,24 +16,13 @@ host_xfs 400
 backing "$HOST/img" 1024
 subvol_create vol "$HOST/img" 1024 no_space:queue no_space_timeout:60
 DEV=/dev/mapper/vol G=/mnt/guest
-mkdir -p $G $HOST/filler
+mkdir -p $G
 check "mkfs.xfs" mkfs.xfs -q $DEV
 check "mount" mount $DEV $G
 check_eq "the guest reserves from the device" attached "$(status_field vol $F_CLIENT)"
 dd if=/dev/urandom of=/tmp/source bs=1M count=96 status=none
 
-# fill_host: leave the host about 8 MiB free (once the pool has given
-# back, a second after the guest's last reservation, what it no longer
-# needs).
-fill_host() {
-	local free
-	sync
-	sleep 2
-	free=$(($(free_bytes $HOST) >> 20))
-	[ "$free" -gt 8 ] && dd if=/dev/zero of=$HOST/filler/f$RANDOM bs=1M count=$((free - 8)) status=none
-	sync
-}
-fill_host
+fill_host_but 8
 echo "# host free: $(($(free_bytes $HOST) >> 20)) MiB"
 
 # since START: seconds from START ($EPOCHREALTIME) to now.
@@ -46,26 +35,12 @@ timed_write() {
 	secs=$(since "$start")
 }
 
-# grow_host MIB: grow the dm-linear under the host and its XFS, as
-# lvextend --resizefs would; xfs_growfs's status.
-hostmib=400
-grow_host() {
-	hostmib=$((hostmib + $1))
-	dmsetup suspend hostdev
-	dmsetup reload hostdev --table "0 $((hostmib * SECTORS_PER_MIB)) linear $SCRATCH_DEV 0"
-	dmsetup resume hostdev
-	xfs_growfs -d $HOST >/dev/null
-}
-
-# held_since_mark: the device logged that it holds a reservation.
-held_since_mark() { kmsg_since_mark | grep -q "host full: holding the guest's reservation"; }
-
 kmsg_mark
 start=$EPOCHREALTIME
 dd if=/tmp/source of=$G/a bs=1M conv=fsync status=none 2>/tmp/a.err &
 writer=$!
-for i in $(seq 1 100); do held_since_mark && break; sleep 0.2; done
-check "the writer's reservation is held" held_since_mark
+wait_held
+check "the writer's reservation is held" reservation_held
 sleep 2
 check "the writer is still waiting, 2 s later" kill -0 $writer
 grow_host 200
@@ -86,7 +61,7 @@ check_eq "no write reached the host uncovered" 0 "$(status_field vol $F_UNCOVERE
 # would wait for a host with 200 MiB free, which such a monitor never
 # makes.
 subvol_reload vol "$HOST/img" 1024 no_space:queue no_space_timeout:40 low_water:$((100 * SECTORS_PER_MIB))
-fill_host
+fill_host_but 8
 events0=$(dmsetup info -c --noheadings -o events vol | tr -d ' ')
 kmsg_mark
 start=$EPOCHREALTIME
@@ -94,7 +69,7 @@ fallocate -l 200M $G/pre 2>/tmp/pre.err &
 writer=$!
 grown=0
 while kill -0 $writer 2>/dev/null && [ $grown -lt 4 ]; do
-	if [ $(($(free_bytes $HOST) >> 20)) -lt 50 ] && held_since_mark; then
+	if [ $(($(free_bytes $HOST) >> 20)) -lt 50 ] && reservation_held; then
 		grow_host 150
 		grown=$((grown + 1))
 	fi
@@ -114,7 +89,7 @@ check "and logged it" sh -c "dmesg | sed -n '/$KMSG_MARK/,\$p' | grep -q 'is bel
 rm -f $G/pre
 
 # The host does not grow: ENOSPC after the timeout, not before.
-fill_host
+fill_host_but 8
 subvol_reload vol "$HOST/img" 1024 no_space:queue no_space_timeout:8
 timed_write b
 echo "# with no_space_timeout:8 the writer got: $(cat /tmp/b.err) after $secs s"
@@ -126,7 +101,7 @@ subvol_reload vol "$HOST/img" 1024 no_space:queue no_space_timeout:600
 kmsg_mark
 dd if=/tmp/source of=$G/c bs=1M conv=fsync status=none 2>/dev/null &
 writer=$!
-for i in $(seq 1 100); do held_since_mark && break; sleep 0.2; done
+wait_held
 sleep 1
 check "a writer is held again (no_space_timeout:600)" kill -0 $writer
 start=$EPOCHREALTIME
