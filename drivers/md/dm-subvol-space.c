@@ -691,7 +691,23 @@ int subvol_space_rescan_sharing(struct subvol_space *space)
  *----------------------------------------------------------------
  */
 
+/* A space never listed, or off the list with nothing of its own held. */
+static void subvol_space_free(struct subvol_space *space)
+{
+	subvol_map_free(&space->map);
+	fput(space->file);
+	mutex_destroy(&space->serial);
+	kfree(space);
+}
+
+/*
+ * A new volume's space: reads the backing file's allocation map and its
+ * sharing, from the host (FIEMAP) or, failing that, from the file's
+ * sharing record (@from_record set).  Slow on a large or fragmented file,
+ * and waits for the host's I/O: called without subvol_spaces_lock.
+ */
 static struct subvol_space *subvol_space_create(struct subvol_c *sc,
+						bool *from_record,
 						char **error)
 {
 	struct subvol_space *space;
@@ -721,6 +737,7 @@ static struct subvol_space *subvol_space_create(struct subvol_c *sc,
 	}
 	space->nr_blocks = nr_blocks;
 
+	*from_record = false;
 	layout = SUBVOL_FNV_OFFSET;
 	r = subvol_map_scan(space, 0, nr_blocks, &layout);
 	if (r) {
@@ -735,13 +752,12 @@ static struct subvol_space *subvol_space_create(struct subvol_c *sc,
 			DMWARN("%s: cannot read the extent map of %pD: %d",
 			       dm_device_name(space->md), space->file, r);
 		subvol_record_apply(space, layout);
+		*from_record = true;
 	}
 	return space;
 
 bad:
-	subvol_map_free(&space->map);
-	fput(space->file);
-	kfree(space);
+	subvol_space_free(space);
 	return ERR_PTR(r);
 }
 
@@ -817,64 +833,115 @@ static int subvol_space_register(struct subvol_space *space, char **error)
 	return 0;
 }
 
-/* The space of @sc's backing file, shared with other tables of its md. */
+/*
+ * The listed space of @inode that a new table of @md must use or wait
+ * for: one being released (its file's sharing record is being written),
+ * or @md's own.  Only a reload of the same device shares a space: after
+ * "dmsetup remove --force" a filesystem may still hold the old device's
+ * space, and a new device on the file must not inherit it (nor its
+ * registration for the old disk).
+ */
+static struct subvol_space *subvol_space_find(struct inode *inode,
+					      struct mapped_device *md)
+{
+	struct subvol_space *space;
+
+	lockdep_assert_held(&subvol_spaces_lock);
+	list_for_each_entry(space, &subvol_spaces, list)
+		if (file_inode(space->file) == inode &&
+		    (space->dying || space->md == md))
+			return space;
+	return NULL;
+}
+
+/* A reload's table takes @space: the file may have grown.  Sleeps. */
+static int subvol_space_reuse(struct subvol_c *sc, struct subvol_space *space,
+			      char **error)
+{
+	int r;
+
+	r = subvol_space_resize(space, sc->file);
+	if (r) {
+		*error = "Cannot grow the block map";
+		goto bad;
+	}
+	mutex_lock(&subvol_spaces_lock);
+	r = space->registered ? 0 :
+		subvol_space_check_takeover(space, false, error);
+	mutex_unlock(&subvol_spaces_lock);
+	if (r)
+		goto bad;
+	sc->space = space;
+	return 0;
+bad:
+	subvol_space_put(space);
+	return r;
+}
+
+/*
+ * The space of @sc's backing file, shared with other tables of its md.
+ * A new one is made without subvol_spaces_lock, as its scan of the file
+ * may take long and waits for the host: the lock holds up every volume's
+ * table loads and removes, on every host.  If the list changed meanwhile
+ * in a way that matters, the new space is dropped and the lookup redone.
+ */
 int subvol_space_get(struct subvol_c *sc, char **error)
 {
 	struct inode *inode = file_inode(sc->file);
-	struct subvol_space *space;
-	unsigned long gen;
+	struct subvol_space *space, *new = NULL;
+	unsigned long gen, scanned_gen = 0;
+	bool from_record = false;
 	int r;
 
 retry:
 	mutex_lock(&subvol_spaces_lock);
-	list_for_each_entry(space, &subvol_spaces, list) {
-		if (file_inode(space->file) != inode)
-			continue;
-		/* The file's record is being written: read it once it is. */
-		if (space->dying) {
-			gen = subvol_spaces_gen;
-			mutex_unlock(&subvol_spaces_lock);
-			if (wait_event_killable(subvol_spaces_wq,
-						READ_ONCE(subvol_spaces_gen) != gen)) {
-				*error = "Interrupted waiting for the file's previous table to go";
-				return -EINTR;
-			}
-			goto retry;
-		}
-		/*
-		 * Only a reload of the same device shares a space: after
-		 * "dmsetup remove --force" a filesystem may still hold the
-		 * old device's space, and a new device on the file must not
-		 * inherit it (nor its registration for the old disk).
-		 */
-		if (space->md == sc->md) {
-			r = subvol_space_resize(space, sc->file);
-			if (r) {
-				*error = "Cannot grow the block map";
-				goto out;
-			}
-			kref_get(&space->kref);
-			goto found;
-		}
-	}
-	space = subvol_space_create(sc, error);
-	if (IS_ERR(space)) {
-		r = PTR_ERR(space);
-		goto out;
-	}
-	list_add(&space->list, &subvol_spaces);
-found:
-	r = space->registered ? 0 :
-		subvol_space_check_takeover(space, false, error);
-	if (r) {
+	space = subvol_space_find(inode, sc->md);
+	/* The file's record is being written: read it once it is. */
+	if (space && space->dying) {
+		gen = subvol_spaces_gen;
 		mutex_unlock(&subvol_spaces_lock);
-		subvol_space_put(space);
+		if (new) {
+			subvol_space_free(new);
+			new = NULL;
+		}
+		if (wait_event_killable(subvol_spaces_wq,
+					READ_ONCE(subvol_spaces_gen) != gen)) {
+			*error = "Interrupted waiting for the file's previous table to go";
+			return -EINTR;
+		}
+		goto retry;
+	}
+	if (space) {
+		kref_get(&space->kref);
+		mutex_unlock(&subvol_spaces_lock);
+		if (new)
+			subvol_space_free(new);
+		return subvol_space_reuse(sc, space, error);
+	}
+	/* A record read before a release rewrote it is stale: read again. */
+	if (new && from_record && subvol_spaces_gen != scanned_gen) {
+		mutex_unlock(&subvol_spaces_lock);
+		subvol_space_free(new);
+		new = NULL;
+		goto retry;
+	}
+	if (!new) {
+		scanned_gen = subvol_spaces_gen;
+		mutex_unlock(&subvol_spaces_lock);
+		new = subvol_space_create(sc, &from_record, error);
+		if (IS_ERR(new))
+			return PTR_ERR(new);
+		goto retry;
+	}
+	list_add(&new->list, &subvol_spaces);
+	r = subvol_space_check_takeover(new, false, error);
+	mutex_unlock(&subvol_spaces_lock);
+	if (r) {
+		subvol_space_put(new);
 		return r;
 	}
-	sc->space = space;
-out:
-	mutex_unlock(&subvol_spaces_lock);
-	return r;
+	sc->space = new;
+	return 0;
 }
 
 /* The table is resumed: its space becomes the disk's provider.  Sleeps. */
@@ -938,7 +1005,6 @@ static void subvol_space_release(struct kref *kref)
 	WARN_ON_ONCE(subvol_space_guarantee(space, false));
 	if (space->pool)
 		subvol_pool_put(space->pool);
-	subvol_map_free(&space->map);
 
 	mutex_lock(&subvol_spaces_lock);
 	list_del(&space->list);
@@ -946,9 +1012,7 @@ static void subvol_space_release(struct kref *kref)
 	mutex_unlock(&subvol_spaces_lock);
 	wake_up_all(&subvol_spaces_wq);
 
-	fput(space->file);
-	mutex_destroy(&space->serial);
-	kfree(space);
+	subvol_space_free(space);
 }
 
 void subvol_space_put(struct subvol_space *space)

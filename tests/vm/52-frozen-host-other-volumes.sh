@@ -5,7 +5,8 @@
 # was done under the target's one global lock, so every table load and
 # remove on every host (and every unmount of a space-aware guest) waited
 # for that thaw too.  Two hosts: A is frozen while a volume of it is
-# removed, and a volume on B is made, used and removed meanwhile.
+# removed, and a volume on B is made, used and removed meanwhile; then
+# A's device stops answering while a volume of it is made.
 . /src/tests/lib/vmtest.sh
 . /src/tests/lib/subvol.sh
 
@@ -47,6 +48,38 @@ for _ in $(seq 1 100); do finished $remover && break; sleep 0.2; done
 check "the removal of vola ends after the thaw" finished $remover
 wait $remover
 check_eq "and succeeded" "0 " "$? $(cat /tmp/remove.err)"
+
+# A new volume's first scan of its file's allocation map (SEEK_DATA and
+# FIEMAP, which read the file's extent btree from the host) was also done
+# under that lock.  Host A stops answering I/O (its device suspended
+# without flush or freeze) with the extent btree of a fragmented file
+# not yet read: making a volume over it waits in the scan, and a volume
+# on host B is made and removed meanwhile.  (Read-only: a writable table
+# first probes hole punching, which reads the extents before the lock.)
+for i in $(seq 0 299); do echo "pwrite $((i * 131072)) 4096"; done | xfs_io -d -f $A/frag >/dev/null
+truncate -s 64M $A/frag
+check_eq "it has 300 extents (in a btree, not the inode)" 300 "$(xfs_io -c stat $A/frag | sed -n 's/^fsxattr.nextents = //p')"
+check "remount host A (its files' extents unread)" sh -c "umount $A && mount /dev/mapper/hostdev-a $A"
+stat $A/frag >/dev/null
+check "suspend host A's device (I/O waits)" dmsetup suspend --nolockfs --noflush hostdev-a
+dmsetup create --readonly volf --table "$(subvol_table $A/frag 64)" 2>/tmp/create.err &
+creator=$!
+sleep 3
+check_eq "making volf waits for host A's I/O" waiting "$(finished $creator && echo finished || echo waiting)"
+dmsetup create volb --table "$(subvol_table $B/img 64)" &
+other=$!
+for _ in $(seq 1 100); do finished $other && break; sleep 0.2; done
+if check "a volume on host B is made meanwhile (within 20 s)" finished $other; then
+	check "and is removed (within 20 s)" timeout 20 dmsetup remove volb
+fi
+check "resume host A's device" dmsetup resume hostdev-a
+wait $other
+dmsetup remove volb 2>/dev/null
+for _ in $(seq 1 100); do finished $creator && break; sleep 0.2; done
+check "the making of volf ends after the resume" finished $creator
+wait $creator
+check_eq "and succeeded" "0 " "$? $(cat /tmp/create.err)"
+check "remove volf" dmsetup remove volf
 check "umount host B" umount $B
 nothing_left
 finish
