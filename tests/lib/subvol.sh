@@ -61,11 +61,16 @@ wait_held() {
 	return 1
 }
 
+# finished PID: the process has ended (or is a zombie).
+finished() {
+	[ ! -e "/proc/$1" ] || [ "$(sed -n 's/^[0-9]* (.*) \(.\).*/\1/p' "/proc/$1/stat" 2>/dev/null)" = Z ]
+}
+
 # ended_within PID SECONDS: the process PID ended within SECONDS.
 ended_within() {
 	local i
 	for i in $(seq 1 $(($2 * 5))); do
-		kill -0 "$1" 2>/dev/null || return 0
+		finished "$1" && return 0
 		sleep 0.2
 	done
 	return 1

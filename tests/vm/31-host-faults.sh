@@ -28,10 +28,6 @@ HOST_SECTORS=$((HOST_MIB * SECTORS_PER_MIB))
 # run: no wait for a frozen host below is that long.
 echo 30 >/proc/sys/kernel/hung_task_timeout_secs
 
-# finished PID: PID has exited (gone, or a zombie not yet waited for).
-finished() {
-	[ ! -e /proc/$1 ] || [ "$(sed -n 's/^[0-9]* (.*) \(.\).*/\1/p' /proc/$1/stat 2>/dev/null)" = Z ]
-}
 # within SECS CMD...: run CMD (output in /tmp/within.out) for at most SECS
 # seconds.  RC is its exit status, or "hung" if it still runs then (it
 # is left running, and the checks that follow fail).

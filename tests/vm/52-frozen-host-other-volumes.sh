@@ -23,10 +23,6 @@ backing $B/img 64
 subvol_create vola $A/img 64
 check "write to vola" dd if=/dev/urandom of=/dev/mapper/vola bs=1M count=4 oflag=direct status=none
 
-# finished PID: the process has ended (or is a zombie).
-finished() {
-	[ ! -e "/proc/$1" ] || [ "$(sed -n 's/^[0-9]* (.*) \(.\).*/\1/p' "/proc/$1/stat" 2>/dev/null)" = Z ]
-}
 check "freeze host A" xfs_io -x -c freeze $A
 dmsetup remove vola 2>/tmp/remove.err &
 remover=$!
@@ -36,16 +32,14 @@ echo "# removing vola on the frozen host: $(finished $remover && echo finished |
 # and thaw A whatever happened, so that the test ends either way.
 dmsetup create volb --table "$(subvol_table $B/img 64)" &
 creator=$!
-for _ in $(seq 1 100); do finished $creator && break; sleep 0.2; done
-if check "a volume on host B is made meanwhile (within 20 s)" finished $creator; then
+if check "a volume on host B is made meanwhile (within 20 s)" ended_within $creator 20; then
 	check "and takes writes" timeout 20 dd if=/dev/zero of=/dev/mapper/volb bs=1M count=4 oflag=direct status=none
 	check "and is removed (within 20 s)" timeout 20 dmsetup remove volb
 fi
 check "thaw host A" xfs_io -x -c thaw $A
 wait $creator
 dmsetup remove volb 2>/dev/null
-for _ in $(seq 1 100); do finished $remover && break; sleep 0.2; done
-check "the removal of vola ends after the thaw" finished $remover
+check "the removal of vola ends after the thaw" ended_within $remover 20
 wait $remover
 check_eq "and succeeded" "0 " "$? $(cat /tmp/remove.err)"
 
@@ -68,15 +62,13 @@ sleep 3
 check_eq "making volf waits for host A's I/O" waiting "$(finished $creator && echo finished || echo waiting)"
 dmsetup create volb --table "$(subvol_table $B/img 64)" &
 other=$!
-for _ in $(seq 1 100); do finished $other && break; sleep 0.2; done
-if check "a volume on host B is made meanwhile (within 20 s)" finished $other; then
+if check "a volume on host B is made meanwhile (within 20 s)" ended_within $other 20; then
 	check "and is removed (within 20 s)" timeout 20 dmsetup remove volb
 fi
 check "resume host A's device" dmsetup resume hostdev-a
 wait $other
 dmsetup remove volb 2>/dev/null
-for _ in $(seq 1 100); do finished $creator && break; sleep 0.2; done
-check "the making of volf ends after the resume" finished $creator
+check "the making of volf ends after the resume" ended_within $creator 20
 wait $creator
 check_eq "and succeeded" "0 " "$? $(cat /tmp/create.err)"
 check "remove volf" dmsetup remove volf
