@@ -125,4 +125,10 @@ rm -f "${fake:?}/release"
 check_status "vm-run --kernel DIR that build-kernel did not make is a usage error" 2 "$VM_RUN" --kernel "$fake" "$work/kernel.sh"
 rm -rf "${fake:?}"
 
+# debug-suite's own usage errors, before it builds anything.
+out=$("$ROOT/scripts/debug-suite" --mem-extra lots 2>&1)
+check_eq "debug-suite --mem-extra that is not a number: exit 2, one line" "2 1" "$? $(wc -l <<<"$out")"
+check "naming the option and the value" grep -qx 'debug-suite: --mem-extra is not a number of MiB: lots' <<<"$out"
+check_status "debug-suite --mem-extra without a value: exit 2" 2 "$ROOT/scripts/debug-suite" --mem-extra
+
 finish

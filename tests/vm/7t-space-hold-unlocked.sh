@@ -20,8 +20,17 @@ check "mkfs.xfs a 512 MiB guest (80 MiB AGs) on the 4 GiB volume" mkfs.xfs -q -d
 check "mount" mount $DEV $G
 check_eq "the guest reserves from the device" attached "$(status_field vol $F_CLIENT)"
 
-# waits_in PID FUNCTION: the task PID sleeps in FUNCTION.
-waits_in() { grep -q "$2" /proc/$1/stack; }
+# waits_in PID FUNCTION: within 10 s, the task PID is seen sleeping in
+# FUNCTION (a held fault may go on a little with what the first refusal
+# gave back before it waits).
+waits_in() {
+	local i
+	for i in $(seq 1 50); do
+		grep -q "$2" "/proc/$1/stack" 2>/dev/null && return 0
+		sleep 0.2
+	done
+	return 1
+}
 
 # A page fault: 48 MiB written through a shared mapping, 8 MiB free.  No
 # writeback meanwhile: the indirect blocks it gives back would let a held
