@@ -149,7 +149,7 @@ modinfo -n xfs >>"$SHARE/seen"
 sync
 sleep 600
 END
-"$VM_RUN" --timeout 40 --share "$work/share" --rootfs "$work/rootfs.img" --stock-xfs "$work/share.sh" >/dev/null 2>&1
+"$VM_RUN" --timeout 25 --share "$work/share" --rootfs "$work/rootfs.img" --stock-xfs "$work/share.sh" >/dev/null 2>&1
 check_eq "--rootfs: the guest reads the image; --share: its write survives the VM being killed" \
 	from-the-image "$(head -n 1 "$work/share/seen" 2>&1)"
 check "--stock-xfs: Debian's xfs.ko, not the patched one" \

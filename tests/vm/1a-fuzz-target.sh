@@ -15,7 +15,7 @@
 . /src/tests/lib/subvol.sh
 . /src/tests/lib/fuzz.sh
 
-ITER=${1:-30}
+ITER=${1:-20}
 SEED=${2:-$(($(date +%s) / 86400))}
 echo "# seed $SEED, $ITER table lines: tests/vm/1a-fuzz-target.sh $ITER $SEED repeats this run"
 RANDOM=$SEED

@@ -14,7 +14,7 @@
 # RUNTIME: seconds of overwrites; FILLER: "none" leaves the host's free
 # space alone, "once" fills the host before the overwrites, "always" also
 # takes every block the host frees later.
-RUNTIME=${1:-40} FILLER=${2:-always}
+RUNTIME=${1:-30} FILLER=${2:-always}
 host_xfs 700
 backing "$HOST/img" 512
 subvol_create vol "$HOST/img" 512

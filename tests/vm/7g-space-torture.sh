@@ -1,5 +1,5 @@
 #!/bin/bash
-# The space guarantee under everything at once, for SECONDS (default 60):
+# The space guarantee under everything at once, for SECONDS (default 45):
 # two volumes on one host filesystem, a host writer that never stops
 # (it fills the host, frees part of it, and fills it again), and each
 # guest filling, checking, deleting, trimming and snapshotting in a loop.
@@ -11,7 +11,7 @@
 . /src/tests/lib/vmtest.sh
 . /src/tests/lib/subvol.sh
 
-SECONDS_TOTAL=${1:-60}
+SECONDS_TOTAL=${1:-45}
 host_xfs 1000
 mkdir -p $HOST/hostwriter
 dd if=/dev/urandom of=/tmp/source bs=1M count=16 status=none
