@@ -896,16 +896,17 @@ int subvol_space_get(struct subvol_c *sc, char **error)
 retry:
 	mutex_lock(&subvol_spaces_lock);
 	space = subvol_space_find(inode, sc->md);
-	/* The file's record is being written: read it once it is. */
+	/*
+	 * The file's record is being written: read it once it is (a scan
+	 * made meanwhile is dropped below if it read the old record).
+	 */
 	if (space && space->dying) {
 		gen = subvol_spaces_gen;
 		mutex_unlock(&subvol_spaces_lock);
-		if (new) {
-			subvol_space_free(new);
-			new = NULL;
-		}
 		if (wait_event_killable(subvol_spaces_wq,
 					READ_ONCE(subvol_spaces_gen) != gen)) {
+			if (new)
+				subvol_space_free(new);
 			*error = "Interrupted waiting for the file's previous table to go";
 			return -EINTR;
 		}
