@@ -74,6 +74,23 @@ check "vm-run says so" grep -qx 'vm-run: VM stopped before SCRIPT finished' <<<"
 script hang <<<'sleep 600'
 check_status "a timeout makes vm-run exit 124" 124 "$VM_RUN" --timeout 20 "$work/hang.sh"
 
+# A task blocked in the kernel (a write to a frozen filesystem) ends the
+# run when the hung-task detector reports it, with its stack printed,
+# long before --timeout.
+script blocked <<'END'
+mkfs.xfs -q -f "$SCRATCH_DEV" && mount "$SCRATCH_DEV" /mnt && xfs_io -x -c freeze /mnt || exit 9
+echo 5 >/proc/sys/kernel/hung_task_timeout_secs
+echo x >/mnt/file &
+sleep 300
+echo "still running"
+END
+out=$("$VM_RUN" --timeout 400 "$work/blocked.sh" 2>&1)
+check_eq "a hung task makes vm-run exit 3" 3 $? || show "$out"
+check_fails "it ends the run: the script did not go on" grep -q 'still running' <<<"$out"
+check "vm-run prints the blocked task's report" \
+	grep -q '^vm-run: report: .*task [a-z]*:[0-9]* blocked for more than' <<<"$out"
+check "and its stack" grep -q '^vm-run: report: .*__sb_start_write\|^vm-run: report: .*percpu_down_read' <<<"$out"
+
 # stand_in_qemu DIR: DIR/qemu-system-x86_64, which finds its console log
 # ($log) and writes its pid file as qemu does, then runs the script on stdin.
 stand_in_qemu() {
