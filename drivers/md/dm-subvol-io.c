@@ -50,14 +50,45 @@ module_param(transient_timeout, uint, 0644);
 MODULE_PARM_DESC(transient_timeout,
 		 "Seconds to retry host I/O failing with ENOMEM or EAGAIN");
 
-/*
- * A write is over: the loose space it was given is used (@written) or
- * free again.
- */
-static void subvol_write_done(struct subvol_io *io, bool written)
+/* A write's host call is about to start: it may allocate from now on. */
+static void subvol_write_submit(struct subvol_io *io)
 {
 	if (io->change.in_pool)
-		subvol_pool_used(io->sc->space->pool, io->change.used, written);
+		subvol_pool_submit(io->sc->space->pool, io->change.used);
+}
+
+/*
+ * The host call returned, and allocated the write's blocks if it took
+ * the write (@allocated): they are no longer the pool's loose space.
+ */
+static void subvol_write_submitted(struct subvol_io *io, bool allocated)
+{
+	if (!io->change.in_pool)
+		return;
+	subvol_pool_allocated(io->sc->space->pool, io->change.used,
+			      allocated);
+	io->change.allocated = allocated;
+}
+
+/*
+ * The write failed for space after its call returned: it may have
+ * allocated only part of its blocks.  Count them in flight again, for a
+ * retry.
+ */
+static void subvol_write_unallocated(struct subvol_io *io)
+{
+	if (!io->change.in_pool || !io->change.allocated)
+		return;
+	subvol_pool_unallocated(io->sc->space->pool, io->change.used);
+	io->change.allocated = false;
+}
+
+/* A write is over: what it reserved on the host is free again. */
+static void subvol_write_done(struct subvol_io *io)
+{
+	if (io->change.in_pool)
+		subvol_pool_used(io->sc->space->pool,
+				 io->change.allocated ? 0 : io->change.used);
 }
 
 /*
@@ -108,17 +139,17 @@ static void subvol_io_end(struct subvol_io *io, struct bio *bio, long ret)
 }
 
 /*
- * ->ki_complete: may run in interrupt context.  A failed write needs its
- * accounting undone, and either may be retried, all of which sleeps.
+ * The host call is over.  May run in interrupt context.  A failed write
+ * needs its accounting undone, and either may be retried, all of which
+ * sleeps.
  */
-static void subvol_rw_complete(struct kiocb *iocb, long ret)
+static void subvol_rw_finish(struct subvol_io *io, long ret)
 {
-	struct subvol_io *io = container_of(iocb, struct subvol_io, iocb);
 	struct bio *bio = dm_bio_from_per_bio_data(io, sizeof(*io));
 	bool write = op_is_write(bio_op(bio));
 
 	if (write)
-		kiocb_end_write(iocb);
+		kiocb_end_write(&io->iocb);
 	/* The table checked the file's size: a short transfer is an error. */
 	if (ret >= 0 && ret != bio->bi_iter.bi_size)
 		ret = -EIO;
@@ -130,8 +161,27 @@ static void subvol_rw_complete(struct kiocb *iocb, long ret)
 		return;
 	}
 	if (write)
-		subvol_write_done(io, true);
+		subvol_write_done(io);
 	subvol_io_end(io, bio, ret);
+}
+
+static void subvol_rw_put(struct subvol_io *io)
+{
+	if (atomic_dec_and_test(&io->pending))
+		subvol_rw_finish(io, io->result);
+}
+
+/*
+ * ->ki_complete, or the call's result if it was not queued.  Any context.
+ * Not inlined: every host result passes here, where tests/kmod's fault
+ * injector probes it.
+ */
+static noinline void subvol_rw_complete(struct kiocb *iocb, long ret)
+{
+	struct subvol_io *io = container_of(iocb, struct subvol_io, iocb);
+
+	io->result = ret;
+	subvol_rw_put(io);
 }
 
 static void subvol_io_hold(struct subvol_io *io, unsigned long deadline,
@@ -184,19 +234,31 @@ static void subvol_rw(struct subvol_io *io, struct bio *bio)
 	if (bio->bi_opf & REQ_FUA)
 		io->iocb.ki_flags |= IOCB_DSYNC;
 
+	/*
+	 * Two references: the host call's, dropped by ->ki_complete, and
+	 * ours, so that the write's completion, which may come before the
+	 * call returns, waits for us to count what the call allocated.
+	 */
+	atomic_set(&io->pending, 2);
 	if (dir == ITER_SOURCE) {
 		if (!subvol_start_write(io)) {
 			subvol_io_hold(io, 0, SUBVOL_HOLD_FROZEN);
 			return;
 		}
+		subvol_write_submit(io);
 		ret = vfs_iocb_iter_write(file, &io->iocb, &to);
+		subvol_write_submitted(io, ret == -EIOCBQUEUED || ret >= 0);
 	} else {
 		ret = vfs_iocb_iter_read(file, &io->iocb, &to);
 	}
 
-	/* Unless queued, the host completed or refused it and will not call. */
+	/*
+	 * Unless queued, the host completed or refused it and will not call:
+	 * its result goes the same way (a test's fault injector hooks it).
+	 */
 	if (ret != -EIOCBQUEUED)
 		subvol_rw_complete(&io->iocb, ret);
+	subvol_rw_put(io);
 }
 
 /*
@@ -260,7 +322,7 @@ static void subvol_write_fail(struct subvol_io *io, struct bio *bio, long ret)
 {
 	struct subvol_c *sc = io->sc;
 
-	subvol_write_done(io, false);
+	subvol_write_done(io);
 	subvol_space_write_failed(sc->space, subvol_bio_block(sc, bio),
 				  subvol_bio_blocks(sc, bio), &io->change);
 	subvol_io_end(io, bio, ret);
@@ -334,7 +396,7 @@ static bool subvol_io_suspend_held(struct subvol_io *io, struct bio *bio)
 	if (dm_noflush_suspending(sc->ti)) {
 		if (op_is_write(bio_op(bio)) &&
 		    io->held_for != SUBVOL_HOLD_COPY) {
-			subvol_write_done(io, false);
+			subvol_write_done(io);
 			subvol_space_write_failed(sc->space,
 						  subvol_bio_block(sc, bio),
 						  subvol_bio_blocks(sc, bio),
@@ -380,6 +442,8 @@ static void subvol_rw_error_work(struct work_struct *work)
 	long ret = io->error;
 
 	noio_flags = memalloc_noio_save();
+	if (op_is_write(bio_op(bio)) && (ret == -ENOSPC || ret == -EDQUOT))
+		subvol_write_unallocated(io);
 	if (ret == -ENOMEM || ret == -EAGAIN) {
 		if (!io->deadline)
 			io->deadline = jiffies +
@@ -482,11 +546,14 @@ static void subvol_fallocate(struct subvol_io *io, struct bio *bio, int mode)
 	if (mode == FALLOC_FL_ZERO_RANGE)
 		subvol_space_write_begin(sc->space, block, nr, &io->change);
 
+	if (mode == FALLOC_FL_ZERO_RANGE)
+		subvol_write_submit(io);
 	r = vfs_fallocate(sc->file, mode | FALLOC_FL_KEEP_SIZE,
 			  subvol_bio_pos(sc, bio), bio->bi_iter.bi_size);
 
 	if (mode == FALLOC_FL_ZERO_RANGE) {
-		subvol_write_done(io, !r);
+		subvol_write_submitted(io, !r);
+		subvol_write_done(io);
 		if (r)
 			subvol_space_write_failed(sc->space, block, nr,
 						  &io->change);

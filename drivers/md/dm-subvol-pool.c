@@ -83,12 +83,14 @@ static u64 subvol_pool_uncovered(struct subvol_pool *pool)
 }
 
 /*
- * What the claim must back: the promises, and what the writes in flight
- * may still take from it (they took their promises with them).
+ * What the claim and the loose space must back: the promises, and what
+ * the writes in flight may still allocate (they took their promises with
+ * them).  Loose space is held for those writes: counted in what the pool
+ * holds, it is not also taken off what they need.
  */
 static u64 subvol_pool_needed(struct subvol_pool *pool)
 {
-	return pool->committed + subvol_pool_uncovered(pool);
+	return pool->committed + pool->inflight;
 }
 
 /* Blocks a new promise may still take: above what is needed and the margin. */
@@ -135,14 +137,17 @@ static u64 subvol_pool_host_free(struct subvol_pool *pool)
 /*
  * Loose space that no write is waiting for is just free host space, which
  * a writer outside the pool may take: it is claimed anew if needed, not
- * counted on.  And loose space is never more than the host has free.
+ * counted on.  And loose space is never more than the host has free,
+ * and the blocks of writes inside their host call, which may have taken
+ * some of it a moment ago: counting those as lost would release more of
+ * the claim for them, for a writer outside the pool to take.
  */
 static void subvol_pool_settle_loose(struct subvol_pool *pool, u64 host_free)
 {
 	lockdep_assert_held(&pool->lock);
 	if (!pool->inflight)
 		pool->loose = 0;
-	pool->loose = min(pool->loose, host_free);
+	pool->loose = min(pool->loose, host_free + pool->submitting);
 }
 
 /*
@@ -287,8 +292,13 @@ static void subvol_pool_truncate(struct subvol_pool *pool)
 			    r);
 }
 
-/* Give up to @blocks of claimed space that no promise needs to the host. */
-static void subvol_pool_shrink(struct subvol_pool *pool, u64 blocks)
+/*
+ * Give up to @blocks of claimed space that no promise needs to the host,
+ * keeping @keep blocks above what is needed.  Balance decided @blocks a
+ * moment ago: writes may have taken loose space off the claim since.
+ */
+static void subvol_pool_shrink(struct subvol_pool *pool, u64 blocks,
+			       u64 keep)
 {
 	unsigned long flags;
 	unsigned int noio_flags;
@@ -298,7 +308,7 @@ static void subvol_pool_shrink(struct subvol_pool *pool, u64 blocks)
 	mutex_lock(&pool->resize_lock);
 	spin_lock_irqsave(&pool->lock, flags);
 	held = subvol_pool_held(pool);
-	needed = subvol_pool_needed(pool);
+	needed = subvol_pool_needed(pool) + keep;
 	blocks = min3(blocks, held > needed ? held - needed : 0,
 		      pool->claimed);
 	/* Lower the claim first: a new promise must not count on it. */
@@ -326,7 +336,7 @@ static void subvol_pool_balance(struct work_struct *work)
 	unsigned long grow_at = READ_ONCE(pool->grow_failed) +
 				SUBVOL_POOL_GROW_BACKOFF;
 	unsigned long shrink_at = READ_ONCE(pool->refilled) + HZ;
-	u64 headroom, host_free, held, grow = 0, shrink = 0;
+	u64 headroom, host_free, held, grow = 0, shrink = 0, keep = 0;
 
 	/*
 	 * Nothing to claim or release on a frozen host (fallocate and
@@ -355,13 +365,15 @@ static void subvol_pool_balance(struct work_struct *work)
 			later = shrink_at - now + 1;
 		else
 			shrink = headroom - 2 * pool->chunk;
+		/* The margin, and the two chunks of headroom. */
+		keep = 3 * pool->chunk;
 	}
 	spin_unlock_irqrestore(&pool->lock, flags);
 
 	if (grow && subvol_pool_grow(pool, grow, false, NULL) < grow)
 		later = SUBVOL_POOL_GROW_BACKOFF;
 	else if (shrink)
-		subvol_pool_shrink(pool, shrink);
+		subvol_pool_shrink(pool, shrink, keep);
 	if (later)
 		queue_delayed_work(system_unbound_wq, &pool->balance, later);
 }
@@ -506,7 +518,8 @@ void subvol_pool_uncommit(struct subvol_pool *pool, u64 blocks)
 
 /*
  * Make loose space cover what the writes in flight may allocate, taking
- * it off the claim, in steps of release_step unless @exact.  Decided and
+ * it off the claim, in steps of release_step unless @exact; a step more
+ * if one of them @failed for space although loose space covers them.  Decided and
  * done under resize_lock, so that writers racing here release once for
  * their common need, not once each.  The claim may go below what is
  * committed: the writes in flight are promises being kept, and the pool
@@ -515,7 +528,8 @@ void subvol_pool_uncommit(struct subvol_pool *pool, u64 blocks)
  * finds the host full comes back here.  Returns the blocks released.
  * Process context.
  */
-static u64 subvol_pool_cover(struct subvol_pool *pool, bool exact)
+static u64 subvol_pool_cover(struct subvol_pool *pool, bool exact,
+			     bool failed)
 {
 	unsigned long flags;
 	unsigned int noio_flags;
@@ -532,6 +546,14 @@ static u64 subvol_pool_cover(struct subvol_pool *pool, bool exact)
 	mutex_lock(&pool->resize_lock);
 	spin_lock_irqsave(&pool->lock, flags);
 	need = subvol_pool_uncovered(pool);
+	/*
+	 * The host wants more for the writes' transactions than we count
+	 * (a deeper btree split, the blocks it keeps back for its own
+	 * btrees): without more, the write would be retried against the
+	 * same free space for ever.
+	 */
+	if (!need && failed)
+		need = pool->release_step;
 	if (need) {
 		if (!exact)
 			need = max(need, pool->release_step);
@@ -555,8 +577,10 @@ static u64 subvol_pool_write_need(struct subvol_pool *pool, u64 blocks)
 
 /*
  * A write is about to allocate @blocks on the host for promises that
- * subvol_pool_uncommit() has just given up: until subvol_pool_used(),
- * the claim backs them and the write's transactions.  If the host lacks
+ * subvol_pool_uncommit() has just given up: until the host allocates
+ * them (subvol_pool_allocated()) and the write is over
+ * (subvol_pool_used()), the claim backs them and the write's
+ * transactions.  If the host lacks
  * room beyond the claim and the loose space for all the writes in
  * flight, and a chunk more for its own writers' reservations, release
  * loose space for them now.  The room statfs found is counted down by
@@ -586,7 +610,7 @@ void subvol_pool_use(struct subvol_pool *pool, u64 blocks)
 
 	free = subvol_pool_host_free(pool);
 	if (free < inflight + pool->chunk) {
-		subvol_pool_cover(pool, false);
+		subvol_pool_cover(pool, false, false);
 		return;
 	}
 	spin_lock_irqsave(&pool->lock, flags);
@@ -595,11 +619,66 @@ void subvol_pool_use(struct subvol_pool *pool, u64 blocks)
 }
 
 /*
- * The write of subvol_pool_use() is over: if @written, the host allocated
- * its blocks out of loose space; the rest of what it reserved is free
- * again, and still loose.  Any context.
+ * The write of subvol_pool_use() is about to make its host call, which
+ * may allocate its @blocks at any moment from now on.  Process context.
  */
-void subvol_pool_used(struct subvol_pool *pool, u64 blocks, bool written)
+void subvol_pool_submit(struct subvol_pool *pool, u64 blocks)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&pool->lock, flags);
+	pool->submitting += blocks;
+	spin_unlock_irqrestore(&pool->lock, flags);
+}
+
+/*
+ * The host call of subvol_pool_submit() returned.  If the host took the
+ * write (@allocated), it has allocated its @blocks, out of loose space:
+ * XFS allocates a direct write's blocks, and a zeroing's, before the call
+ * returns, long before the write completes.  Only the write's
+ * transaction reservations stay in flight until subvol_pool_used().  A
+ * write counted as in flight once its blocks are allocated would make
+ * settling count them as loose space lost to another writer, and release
+ * more of the claim for them.  Process context.
+ */
+void subvol_pool_allocated(struct subvol_pool *pool, u64 blocks,
+			   bool allocated)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&pool->lock, flags);
+	pool->submitting -= min(blocks, pool->submitting);
+	if (allocated) {
+		pool->inflight -= min(blocks, pool->inflight);
+		pool->loose -= min(blocks, pool->loose);
+	}
+	spin_unlock_irqrestore(&pool->lock, flags);
+}
+
+/*
+ * A write that subvol_pool_allocated() counted failed after all: an
+ * asynchronous host call queues what it allocated before an allocation
+ * that fails, and reports the failure at completion.  Its @blocks are in
+ * flight again, and what they took of loose space is loose again, as far
+ * as the host has it free: the next settle counts what it really has.
+ * Process context.
+ */
+void subvol_pool_unallocated(struct subvol_pool *pool, u64 blocks)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&pool->lock, flags);
+	pool->inflight += blocks;
+	pool->loose += blocks;
+	spin_unlock_irqrestore(&pool->lock, flags);
+}
+
+/*
+ * The write of subvol_pool_use() is over; @blocks of it were never
+ * counted allocated (subvol_pool_allocated()), and are not: what it
+ * reserved is free again, and what was loose still is.  Any context.
+ */
+void subvol_pool_used(struct subvol_pool *pool, u64 blocks)
 {
 	unsigned long flags;
 	bool settle;
@@ -607,8 +686,6 @@ void subvol_pool_used(struct subvol_pool *pool, u64 blocks, bool written)
 	spin_lock_irqsave(&pool->lock, flags);
 	pool->inflight -= min(subvol_pool_write_need(pool, blocks),
 			      pool->inflight);
-	if (written)
-		pool->loose -= min(blocks, pool->loose);
 	settle = !pool->inflight &&
 		 (pool->loose ||
 		  subvol_pool_headroom_locked(pool) < pool->chunk);
@@ -628,8 +705,9 @@ void subvol_pool_used(struct subvol_pool *pool, u64 blocks, bool written)
  * loose space, or the host gave it to its own reserve pool, or lent it
  * to the transactions of other writes in flight.  Count as loose only
  * what the host still has free, and release more for the writes in
- * flight, no more than they need: what is released now is what a writer
- * racing us for the host's last blocks may take next.  The write is then
+ * flight, no more than they need (a step, if by our count loose space
+ * covers them): what is released now is what a writer racing us for the
+ * host's last blocks may take next.  The write is then
  * retried, for as long as it takes: its promise was kept in the pool's
  * claim.  Process context.
  */
@@ -642,7 +720,7 @@ void subvol_pool_lost(struct subvol_pool *pool)
 	subvol_pool_settle_loose(pool, host_free);
 	pool->room = 0;
 	spin_unlock_irqrestore(&pool->lock, flags);
-	subvol_pool_cover(pool, true);
+	subvol_pool_cover(pool, true, true);
 	subvol_pool_kick(pool);
 }
 

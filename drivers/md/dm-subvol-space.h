@@ -39,8 +39,8 @@
  * claimed.  Claimed space is allocated to an unlinked file (O_TMPFILE), so
  * the host gets it back by itself if we crash.
  *
- * Locking: @lock protects @claimed, @committed, @loose, @inflight and
- * @room, and
+ * Locking: @lock protects @claimed, @committed, @loose, @inflight,
+ * @submitting and @room, and
  * is taken inside a volume's lock, with interrupts off: write completions
  * update @loose and @inflight in any context.  @resize_lock serialises
  * changes to the reserve file, and the decisions that lead to them; it is
@@ -68,10 +68,13 @@ struct subvol_pool {
 	 * not take it back.  @inflight is what the writes under way may
 	 * allocate (their blocks and their transactions' reservations),
 	 * which loose space covers, or else the claim (see
-	 * subvol_pool_use()).
+	 * subvol_pool_use()).  @submitting: blocks of writes inside their
+	 * host call, which may have allocated them without
+	 * subvol_pool_allocated() having counted it yet.
 	 */
 	u64 loose;
 	u64 inflight;
+	u64 submitting;
 	u64 room;			/* host room statfs found, less use */
 	unsigned int guaranteed;	/* volumes with the guarantee on */
 	unsigned long grow_failed;	/* jiffies of the last failed claim */
@@ -188,6 +191,7 @@ struct subvol_space_change {
 	u32 shared;		/* shared blocks it overwrote or unmapped */
 	u32 used;		/* blocks it took loose space for */
 	bool in_pool;		/* counted in the pool's writes in flight */
+	bool allocated;		/* @used counted allocated by the host */
 };
 
 /* dm-subvol-pool.c */
@@ -200,7 +204,11 @@ u64 subvol_pool_commit_some(struct subvol_pool *pool, u64 blocks);
 void subvol_pool_force_commit(struct subvol_pool *pool, u64 blocks);
 void subvol_pool_uncommit(struct subvol_pool *pool, u64 blocks);
 void subvol_pool_use(struct subvol_pool *pool, u64 blocks);
-void subvol_pool_used(struct subvol_pool *pool, u64 blocks, bool written);
+void subvol_pool_submit(struct subvol_pool *pool, u64 blocks);
+void subvol_pool_allocated(struct subvol_pool *pool, u64 blocks,
+			   bool allocated);
+void subvol_pool_unallocated(struct subvol_pool *pool, u64 blocks);
+void subvol_pool_used(struct subvol_pool *pool, u64 blocks);
 void subvol_pool_lost(struct subvol_pool *pool);
 u64 subvol_pool_headroom(struct subvol_pool *pool);
 void subvol_pool_counters(struct subvol_pool *pool, u64 *claimed,

@@ -133,6 +133,9 @@ struct subvol_io {
 		struct work_struct work;	/* everything else */
 	};
 	struct kiocb iocb;
+	/* The host call's reference and the submitter's: see subvol_rw(). */
+	atomic_t pending;
+	long result;			/* of the host call */
 	struct subvol_space_change change;	/* what a write changed */
 	long error;			/* of a failed call, for its work */
 	unsigned int retries;		/* after the host ran out of space */

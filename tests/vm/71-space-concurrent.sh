@@ -56,6 +56,19 @@ fill /mnt/g2 /tmp/source /tmp/fill2.err &
 wait
 w1=$(bytes_in /mnt/g1) w2=$(bytes_in /mnt/g2)
 echo "# volumes wrote $((w1 >> 20)) and $((w2 >> 20)) MiB of $((host_free >> 20)) MiB the host had free"
+# No writer outside the pool took host space here: once the writes are
+# over (and balance has claimed back what it released for them), the
+# pool's claim covers every promise still held.
+pool_backs_promises() {
+	local _
+	for _ in $(seq 1 20); do
+		[ "$(status_field vol1 $F_CLAIMED)" -ge "$(status_field vol1 $F_COMMITTED)" ] && return 0
+		sleep 0.25
+	done
+	echo "claimed $(status_field vol1 $F_CLAIMED), promised $(status_field vol1 $F_COMMITTED) sectors"
+	return 1
+}
+check "two volumes: the pool's claim backs every promise" pool_backs_promises
 for i in 1 2; do
 	check "two volumes: vol$i's write(2) failed with ENOSPC" grep -q "No space left on device" /tmp/fill$i.err
 	check_eq "two volumes: vol$i had no write without a promise" 0 "$(status_field vol$i $F_UNCOVERED)"
