@@ -185,4 +185,18 @@ check_status "--share that is not a directory: exit 2" 2 "$VM_RUN" --share "$wor
 check_status "--rootfs that does not exist: exit 2" 2 "$VM_RUN" --rootfs "$work/no-such.img" "$work/exit7.sh"
 check "--help prints usage" grep -q '^usage: scripts/vm-run' <("$VM_RUN" --help)
 
+# scripts/repeat-test: its usage errors, then one run of a VM test under
+# one busy loop, counted in runs.
+REPEAT=$ROOT/scripts/repeat-test
+check_status "repeat-test without TEST: exit 2" 2 "$REPEAT"
+check_status "repeat-test --runs 0: exit 2" 2 "$REPEAT" --runs 0 harness
+check_status "repeat-test --load x: exit 2" 2 "$REPEAT" --load x harness
+check_status "repeat-test of a TEST naming many files: exit 2" 2 "$REPEAT" space
+out=$("$REPEAT" --runs 1 --load 1 --out "$work/repeat" 00-harness 2>&1)
+check_eq "repeat-test of a passing test exits 0" 0 $? || show "$out"
+check "it prints the run's checks" grep -qE '^run 1: [1-9][0-9]* passed, 0 failed, exit 0, [0-9]+ s$' <<<"$out"
+check_eq "and ends with the runs counted" "1 passed, 0 failed" "$(tail -n 1 <<<"$out")"
+check "it keeps the run's console log" grep -q 'Linux version' "$work/repeat/run1/console.log"
+check_fails "no busy loop is left running" pgrep -f "$work/repeat"
+
 finish
