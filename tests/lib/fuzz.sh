@@ -31,5 +31,5 @@ random_case() {
 # kernel_problems FILE: the first lines of a saved kernel log that report
 # a BUG, WARNING, Oops, hung task, sleeping in atomic context and the like.
 kernel_problems() {
-	grep -aE 'BUG|WARNING|Oops|general protection|hung_task|blocked for more than|sleeping function|scheduling while atomic|refcount_t|list_(add|del) corruption|UBSAN|KASAN|stack-protector' "$1" | head -n 5
+	grep -aE 'BUG|WARNING|Oops|general protection|hung_task: blocked|blocked for more than|sleeping function|scheduling while atomic|refcount_t|list_(add|del) corruption|UBSAN|KASAN|stack-protector' "$1" | head -n 5
 }
