@@ -472,7 +472,7 @@ static void subvol_rw_error_work(struct work_struct *work)
 				subvol_pool_use(sc->space->pool, 0);
 				io->change.in_pool = true;
 			}
-			subvol_pool_lost(sc->space->pool);
+			subvol_pool_lost(sc->space->pool, true);
 			if (!io->retries++) {
 				subvol_rw(io, bio);
 				goto out;
@@ -506,12 +506,15 @@ static void subvol_held_work(struct work_struct *work)
 	struct subvol_io *io, *next;
 	struct llist_node *batch;
 	unsigned int noio_flags;
+	bool promised = false;
 
 	noio_flags = memalloc_noio_save();
 	batch = llist_reverse_order(llist_del_all(&sc->held));
+	llist_for_each_entry(io, batch, node)
+		promised |= io->held_for == SUBVOL_HOLD_PROMISED;
 	/* The space lost since the last round, once for all of them. */
 	if (batch && READ_ONCE(sc->space->guarantee))
-		subvol_pool_lost(sc->space->pool);
+		subvol_pool_lost(sc->space->pool, promised);
 	llist_for_each_entry_safe(io, next, batch, node) {
 		struct bio *bio = dm_bio_from_per_bio_data(io, sizeof(*io));
 

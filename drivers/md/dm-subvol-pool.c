@@ -552,7 +552,7 @@ static u64 subvol_pool_cover(struct subvol_pool *pool, bool exact,
 	 * btrees): without more, the write would be retried against the
 	 * same free space for ever.
 	 */
-	if (!need && failed)
+	if (!need && failed && pool->inflight)
 		need = pool->release_step;
 	if (need) {
 		if (!exact)
@@ -705,13 +705,15 @@ void subvol_pool_used(struct subvol_pool *pool, u64 blocks)
  * loose space, or the host gave it to its own reserve pool, or lent it
  * to the transactions of other writes in flight.  Count as loose only
  * what the host still has free, and release more for the writes in
- * flight, no more than they need (a step, if by our count loose space
- * covers them): what is released now is what a writer racing us for the
- * host's last blocks may take next.  The write is then
+ * flight, no more than they need (a step, if a @promised write, one of
+ * them, failed although by our count loose space covers them; never for
+ * a write no promise covers, which the claim is not for): what is
+ * released now is what a writer racing us for the host's last blocks may
+ * take next.  The write is then
  * retried, for as long as it takes: its promise was kept in the pool's
  * claim.  Process context.
  */
-void subvol_pool_lost(struct subvol_pool *pool)
+void subvol_pool_lost(struct subvol_pool *pool, bool promised)
 {
 	u64 host_free = subvol_pool_host_free(pool);
 	unsigned long flags;
@@ -720,7 +722,7 @@ void subvol_pool_lost(struct subvol_pool *pool)
 	subvol_pool_settle_loose(pool, host_free);
 	pool->room = 0;
 	spin_unlock_irqrestore(&pool->lock, flags);
-	subvol_pool_cover(pool, true, true);
+	subvol_pool_cover(pool, true, promised);
 	subvol_pool_kick(pool);
 }
 

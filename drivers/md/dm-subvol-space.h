@@ -209,7 +209,7 @@ void subvol_pool_allocated(struct subvol_pool *pool, u64 blocks,
 			   bool allocated);
 void subvol_pool_unallocated(struct subvol_pool *pool, u64 blocks);
 void subvol_pool_used(struct subvol_pool *pool, u64 blocks);
-void subvol_pool_lost(struct subvol_pool *pool);
+void subvol_pool_lost(struct subvol_pool *pool, bool promised);
 u64 subvol_pool_headroom(struct subvol_pool *pool);
 void subvol_pool_counters(struct subvol_pool *pool, u64 *claimed,
 			  u64 *committed);
