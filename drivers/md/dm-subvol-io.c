@@ -546,11 +546,10 @@ static void subvol_fallocate(struct subvol_io *io, struct bio *bio, int mode)
 				 bio->bi_iter.bi_size, true);
 
 	/* Zeroing without unmapping allocates, as a write does. */
-	if (mode == FALLOC_FL_ZERO_RANGE)
+	if (mode == FALLOC_FL_ZERO_RANGE) {
 		subvol_space_write_begin(sc->space, block, nr, &io->change);
-
-	if (mode == FALLOC_FL_ZERO_RANGE)
 		subvol_write_submit(io);
+	}
 	r = vfs_fallocate(sc->file, mode | FALLOC_FL_KEEP_SIZE,
 			  subvol_bio_pos(sc, bio), bio->bi_iter.bi_size);
 
