@@ -519,9 +519,9 @@ void subvol_pool_uncommit(struct subvol_pool *pool, u64 blocks)
 /*
  * Make loose space cover what the writes in flight may allocate, taking
  * it off the claim, in steps of release_step unless @exact; a step more
- * if one of them @failed for space although loose space covers them.  Decided and
- * done under resize_lock, so that writers racing here release once for
- * their common need, not once each.  The claim may go below what is
+ * if one of them @failed for space although loose space covers them.
+ * Decided and done under resize_lock, so that writers racing here
+ * release once for their common need, not once each.  The claim may go below what is
  * committed: the writes in flight are promises being kept, and the pool
  * is then short until balance claims again.  On a frozen host nothing is
  * released: no write of ours proceeds before the thaw, and one that then
@@ -580,11 +580,11 @@ static u64 subvol_pool_write_need(struct subvol_pool *pool, u64 blocks)
  * subvol_pool_uncommit() has just given up: until the host allocates
  * them (subvol_pool_allocated()) and the write is over
  * (subvol_pool_used()), the claim backs them and the write's
- * transactions.  If the host lacks
- * room beyond the claim and the loose space for all the writes in
- * flight, and a chunk more for its own writers' reservations, release
- * loose space for them now.  The room statfs found is counted down by
- * the writes that take it (@room), so that statfs is asked again only
+ * transactions.  If the host lacks room beyond the claim and the loose
+ * space for all the writes in flight, and a chunk more for its own
+ * writers' reservations, release loose space for them now.  The room
+ * statfs found is counted down by the writes that take it (@room), so
+ * that statfs is asked again only
  * when it is used up, not for every write; a writer outside the pool
  * taking it first only makes our write fail with ENOSPC and go through
  * subvol_pool_lost(), as it would between statfs and the write.
@@ -709,9 +709,8 @@ void subvol_pool_used(struct subvol_pool *pool, u64 blocks)
  * them, failed although by our count loose space covers them; never for
  * a write no promise covers, which the claim is not for): what is
  * released now is what a writer racing us for the host's last blocks may
- * take next.  The write is then
- * retried, for as long as it takes: its promise was kept in the pool's
- * claim.  Process context.
+ * take next.  The write is then retried, for as long as it takes: its
+ * promise was kept in the pool's claim.  Process context.
  */
 void subvol_pool_lost(struct subvol_pool *pool, bool promised)
 {
