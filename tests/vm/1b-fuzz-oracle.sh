@@ -74,9 +74,12 @@ truncate -s $((32 * MIB + 1024 + 512)) /mnt/ext4/e.img
 EXT4_BS=$(($(stat -f -c %S /mnt/ext4) / 512))
 echo "# host block size $XFS_BS sectors, ext4's $EXT4_BS"
 
-# size_sectors FILE: its size in whole sectors (REPLY).
+# size_sectors FILE: its size in whole sectors (REPLY); the fixtures do
+# not change, so each is asked once (a stat a line costs under TCG).
+declare -A SIZES=()
 size_sectors() {
-	REPLY=$(($(stat -L -c %s "$1") / 512))
+	[[ -n ${SIZES[$1]:-} ]] || SIZES[$1]=$(($(stat -L -c %s "$1") / 512))
+	REPLY=${SIZES[$1]}
 }
 
 # valid_length BS SECTORS: a multiple of BS from BS to SECTORS (REPLY).
@@ -263,7 +266,8 @@ table_line() {
 		LINE="0 $len subvol $path${COUNT:+ $COUNT}${FEATS[*]:+ ${FEATS[*]}}"
 		LEN=$len
 		WANT_TABLE="0 $len subvol $path$CANON"
-		WANT_STATUS="1 $( ((RO)) && echo ro || echo rw) $bs $len $POLICIES"
+		WANT_STATUS="1 rw $bs $len $POLICIES"
+		((RO)) && WANT_STATUS="1 ro $bs $len $POLICIES"
 		return
 		;;
 	no_path) LINE="0 $len subvol"; return ;;
@@ -391,44 +395,80 @@ mismatch() {
 	fi
 }
 
-# The kernel log of the whole run, kept as it goes: the ring may wrap.
-# kmsg_step keeps what the kernel logged since the last step and clears
-# the ring, so that `dmesg` then prints what one line or message logged,
-# however long the run.
-: >/tmp/oracle-kmsg
-kmsg_step() {
-	dmesg -c >>/tmp/oracle-kmsg
+# The device-mapper calls go through one process, dm-coproc
+# (tests/tools/dm-coproc.c): under TCG, starting dmsetup a dozen times a
+# line cost more than the rest of the run.  It also keeps the kernel log
+# of the whole run in /tmp/oracle-kmsg (the ring may wrap) and hands back
+# what each call logged.  The log before it starts goes there first.
+dmesg -c >/tmp/oracle-kmsg
+coproc DM_COPROC { exec dm-coproc /tmp/oracle-kmsg; }
+
+# dmc WORD ARG...: one call (see dm-coproc.c); "ok" or the error text in
+# DMC, what an ok carries in DMC_TEXT, the kernel log lines it logged in
+# DMC_LOG.
+dmc() {
+	local IFS=$'\t' reply
+	printf '%s\n' "$*" >&"${DM_COPROC[1]}"
+	read -r -u "${DM_COPROC[0]}" reply || { echo "# dm-coproc ended" && exit 1; }
+	DMC=${reply%%$'\t'*} DMC_TEXT=""
+	[[ $reply == *$'\t'* ]] && DMC_TEXT=${reply#*$'\t'}
+	[[ $DMC == error ]] && DMC=$DMC_TEXT
+	DMC_LOG=()
+	while read -r -u "${DM_COPROC[0]}" reply && [[ $reply != . ]]; do
+		DMC_LOG+=("${reply#log$'\t'}")
+	done
+}
+
+# first_log AFTER [WITHIN]: the first line of DMC_LOG holding AFTER (and
+# WITHIN before it), from the end of AFTER (REPLY; empty if none).
+first_log() {
+	local l
+	REPLY=""
+	for l in "${DMC_LOG[@]}"; do
+		[[ $l == *"${2:-}"*"$1"* ]] && REPLY=${l#*"${2:-}"} && REPLY=${REPLY#*"$1"} && return
+	done
+}
+
+# status_word NAME INDEX: a field of NAME's status as status_field
+# counts them (REPLY).
+status_word() {
+	local w
+	dmc status "$1"
+	read -ra w <<<"$DMC_TEXT"
+	REPLY=${w[$2 + 3]:-}
 }
 
 # check_table KIND: create a device with LINE and compare with the oracle.
 check_table() {
-	local kind=$1 got want err
-	local ro=()
-	((RO)) && ro=(--readonly)
-	kmsg_step
-	if dmsetup create fo "${ro[@]}" --table "$LINE" >/dev/null 2>/tmp/err; then
+	local kind=$1 got want w ro=rw how=""
+	((RO)) && ro=ro how=" --readonly"
+	dmc create fo "$ro" "$LINE"
+	if [[ $DMC == ok ]]; then
 		if [[ $kind == valid ]]; then
 			want="size $LEN; table $WANT_TABLE; status $WANT_STATUS"
-			got="size $(blockdev --getsz /dev/mapper/fo); table $(dmsetup table fo);"
-			got+=" status $(dmsetup status fo | cut -d' ' -f4-7,10-11)"
+			dmc size fo && got="size $DMC_TEXT;"
+			dmc table fo && got+=" table $DMC_TEXT;"
+			dmc status fo && read -ra w <<<"$DMC_TEXT"
+			got+=" status ${w[*]:3:4} ${w[*]:9:2}"
 			[[ $got == "$want" ]] ||
-				mismatch "table line $i ($kind): '$LINE'$( ((RO)) && echo ' --readonly')" "$want" "$got"
+				mismatch "table line $i ($kind): '$LINE'$how" "$want" "$got"
 		else
+			dmc table fo
 			mismatch "table line $i ($kind): '$LINE' refused" "refused: ${EXPECT[$kind]}" \
-				"accepted: $(dmsetup table fo)"
+				"accepted: $DMC_TEXT"
 		fi
-		dmsetup remove fo || mismatch "table line $i: '$LINE': device removed" 0 $?
+		dmc remove fo
+		[[ $DMC == ok ]] || mismatch "table line $i: '$LINE': device removed" ok "$DMC"
 	else
-		err=$(head -n 1 /tmp/err)
-		[[ -e /dev/mapper/fo ]] && dmsetup remove fo >/dev/null 2>&1
-		got=$(dmesg | grep -aF 'subvol: ' | head -n 1)
-		got=${got#*subvol: }
+		# dm core logs the constructor's error ("device-mapper: table:
+		# 253:N: subvol: WHY"); a snapshot copy's end may come between.
+		first_log 'subvol: ' 'table: ' && got=$REPLY
 		if [[ $kind == valid ]]; then
-			mismatch "table line $i ($kind): '$LINE'$( ((RO)) && echo ' --readonly') accepted" \
-				accepted "refused: ${got:-$err}"
+			mismatch "table line $i ($kind): '$LINE'$how accepted" \
+				accepted "refused: ${got:-$DMC}"
 		elif [[ $got != "${EXPECT[$kind]}"* ]]; then
 			mismatch "table line $i ($kind): '$LINE' refused with its message" \
-				"${EXPECT[$kind]}" "${got:-(no subvol: message) $err}"
+				"${EXPECT[$kind]}" "${got:-(no subvol: message) $DMC}"
 		fi
 	fi
 	TABLE_COUNT[$kind]=$((${TABLE_COUNT[$kind]:-0} + 1))
@@ -451,10 +491,21 @@ HOST_FREE=$(($(status_field mf "$F_HOST_FREE") + 0))
 # state DEV live|suspended: bring DEV there.
 state() {
 	if [[ $2 == suspended ]] && ((!SUSPENDED[$1])); then
-		dmsetup suspend "$1" && SUSPENDED[$1]=1
+		dmc suspend "$1" && [[ $DMC == ok ]] && SUSPENDED[$1]=1
 	elif [[ $2 == live ]] && ((SUSPENDED[$1])); then
-		dmsetup resume "$1" && SUSPENDED[$1]=0
+		dmc resume "$1" && [[ $DMC == ok ]] && SUSPENDED[$1]=0
 	fi
+}
+
+# begin_copy DEV: start a snapshot copy of DEV (suspended) to its file.
+begin_copy() {
+	state "$1" suspended
+	dmc message "$1" "rw:$HOST/snap-$1.img" "snapshot_begin 7" && [[ $DMC == ok ]] && COPY[$1]=1
+}
+
+# cancel_copy DEV: end DEV's snapshot copy.
+cancel_copy() {
+	dmc message "$1" - snapshot_cancel && [[ $DMC == ok ]] && COPY[$1]=0
 }
 
 # Message kinds: an expected errno (ok for success) and kernel log line
@@ -505,9 +556,7 @@ message() {
 		random_case "$kind" && MSG="$REPLY $n"
 		;;
 	rescan_sharing)
-		if ((COPY[$MDEV])); then
-			dmsetup message "$MDEV" 0 snapshot_cancel && COPY[$MDEV]=0
-		fi
+		((COPY[$MDEV])) && cancel_copy "$MDEV"
 		pick live suspended && state "$MDEV" "$REPLY"
 		random_case rescan_sharing && MSG=$REPLY
 		;;
@@ -517,38 +566,29 @@ message() {
 		;;
 	snapshot_begin | begin_held)
 		if [[ $kind == snapshot_begin ]] && ((COPY[$MDEV])); then
-			dmsetup message "$MDEV" 0 snapshot_cancel && COPY[$MDEV]=0
+			cancel_copy "$MDEV"
 		elif [[ $kind == begin_held ]] && ((!COPY[$MDEV])); then
-			state "$MDEV" suspended
-			dmsetup message "$MDEV" 0 snapshot_begin 7 7<>"$HOST/snap-$MDEV.img" && COPY[$MDEV]=1
+			begin_copy "$MDEV"
 		fi
 		state "$MDEV" suspended
 		FD=snap
 		random_case snapshot_begin && MSG="$REPLY 7"
 		;;
 	snapshot_cancel | rescan_held)
-		if ((!COPY[$MDEV])); then
-			state "$MDEV" suspended
-			dmsetup message "$MDEV" 0 snapshot_begin 7 7<>"$HOST/snap-$MDEV.img" && COPY[$MDEV]=1
-		fi
+		((COPY[$MDEV])) || begin_copy "$MDEV"
 		pick live suspended && state "$MDEV" "$REPLY"
 		[[ $kind == rescan_held ]] && w=rescan_sharing || w=snapshot_cancel
 		random_case $w && MSG=$REPLY
 		;;
 	snapshot_end_done)
-		if ((!COPY[$MDEV])); then
-			state "$MDEV" suspended
-			dmsetup message "$MDEV" 0 snapshot_begin 7 7<>"$HOST/snap-$MDEV.img" && COPY[$MDEV]=1
-		fi
+		((COPY[$MDEV])) || begin_copy "$MDEV"
 		state "$MDEV" live
 		[[ $(wait_copy "$MDEV" 60) == "done" ]] || echo "# the copy of $MDEV did not complete"
 		random_case snapshot_end && MSG=$REPLY
 		;;
 	end_no_copy)
 		pick mf mn mr && MDEV=$REPLY
-		if [[ $MDEV != mr ]] && ((COPY[$MDEV])); then
-			dmsetup message "$MDEV" 0 snapshot_cancel && COPY[$MDEV]=0
-		fi
+		[[ $MDEV != mr ]] && ((COPY[$MDEV])) && cancel_copy "$MDEV"
 		pick snapshot_end snapshot_cancel && random_case "$REPLY" && MSG=$REPLY
 		;;
 	unknown)
@@ -605,25 +645,22 @@ message() {
 # send: send MSG to MDEV with descriptor 7 as FD says; the errno text
 # ("ok" for success) in SENT.
 send() {
-	local out=/tmp/msg-err r=0
-	# shellcheck disable=SC2086 # the message is words
+	local fd words
 	case $FD in
-	snap) dmsetup message -- "$MDEV" 0 $MSG 7<>"$HOST/snap-$MDEV.img" 2>$out || r=1 ;;
-	not_regular) dmsetup message -- "$MDEV" 0 $MSG 7<"$HOST/dir" 2>$out || r=1 ;;
-	other_fs) dmsetup message -- "$MDEV" 0 $MSG 7<>/mnt/tmpfs/t.img 2>$out || r=1 ;;
-	backing) dmsetup message -- "$MDEV" 0 $MSG 7<>"$HOST/$MDEV.img" 2>$out || r=1 ;;
-	in_use) dmsetup message -- "$MDEV" 0 $MSG 7<>"$HOST/held.img" 2>$out || r=1 ;;
-	read_only) dmsetup message -- "$MDEV" 0 $MSG 7<"$HOST/snap-$MDEV.img" 2>$out || r=1 ;;
-	append) dmsetup message -- "$MDEV" 0 $MSG 7>>"$HOST/snap-$MDEV.img" 2>$out || r=1 ;;
-	small) dmsetup message -- "$MDEV" 0 $MSG 7<>"$HOST/snapsmall.img" 2>$out || r=1 ;;
-	*) dmsetup message -- "$MDEV" 0 $MSG 2>$out || r=1 ;;
+	snap) fd=rw:$HOST/snap-$MDEV.img ;;
+	not_regular) fd=r:$HOST/dir ;;
+	other_fs) fd=rw:/mnt/tmpfs/t.img ;;
+	backing) fd=rw:$HOST/$MDEV.img ;;
+	in_use) fd=rw:$HOST/held.img ;;
+	read_only) fd=r:$HOST/snap-$MDEV.img ;;
+	append) fd=a:$HOST/snap-$MDEV.img ;;
+	small) fd=rw:$HOST/snapsmall.img ;;
+	*) fd=- ;;
 	esac
-	if ((r)); then
-		SENT=$(sed -n 's/.*failed: //p' $out | head -n 1)
-		[[ -n $SENT ]] || SENT="failed: $(head -n 1 $out)"
-	else
-		SENT=ok
-	fi
+	# The words, a space between each, as dmsetup message joins them.
+	read -ra words <<<"$MSG"
+	dmc message "$MDEV" "$fd" "${words[*]}"
+	SENT=$DMC
 }
 
 # check_message KIND: send a message of that kind and compare.
@@ -637,10 +674,8 @@ check_message() {
 	want_log=${want_log//%a/$a}
 	want_log=${want_log//%b/$b}
 	before=${PROMISED[$MDEV]}
-	kmsg_step
 	send
-	got_log=$(dmesg | grep -aF ': message ' | head -n 1)
-	got_log=${got_log#*: message }
+	first_log ': message ' && got_log=$REPLY
 	if [[ $SENT != "$want_errno" ]]; then
 		mismatch "message $i ($kind) to $MDEV ($( ((SUSPENDED[$MDEV])) && echo suspended || echo live)): '$MSG'" \
 			"$want_errno${want_log:+: $want_log}" "$SENT${got_log:+: $got_log}"
@@ -659,14 +694,14 @@ check_message() {
 		esac
 	fi
 	if [[ ${a,,} == reserve || ${a,,} == release ]]; then
-		after=$(status_field "$MDEV" "$F_PROMISED")
+		status_word "$MDEV" "$F_PROMISED" && after=$REPLY
 		[[ $after == "${PROMISED[$MDEV]}" ]] ||
 			mismatch "message $i ($kind) to $MDEV: '$MSG': promised sectors" "${PROMISED[$MDEV]}" "$after"
 		PROMISED[$MDEV]=$after
 	fi
 	# Keep the promises small: give them back now and then.
 	if ((PROMISED[$MDEV] > 65536)); then
-		dmsetup message "$MDEV" 0 release "${PROMISED[$MDEV]}" && PROMISED[$MDEV]=0
+		dmc message "$MDEV" - "release ${PROMISED[$MDEV]}" && [[ $DMC == ok ]] && PROMISED[$MDEV]=0
 	fi
 	MSG_COUNT[$kind]=$((${MSG_COUNT[$kind]:-0} + 1))
 }
@@ -688,7 +723,6 @@ for ((i = 0; i < LINES; i++)); do
 		"$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a }') s"
 done
 secs=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
-kmsg_step
 
 # The counts by kind, and how many were not as expected.
 echo "# table lines by kind:"
@@ -704,9 +738,14 @@ check_eq "every table line and message as the oracle expects (seed $SEED)" 0 "$b
 
 for d in mf mn; do
 	state "$d" live
-	((COPY[$d])) && dmsetup message "$d" 0 snapshot_cancel
-	dmsetup remove "$d"
+	((COPY[$d])) && cancel_copy "$d"
 done
+# dm-coproc ends at the end of its input, with the ring cleared.
+coproc_in=${DM_COPROC[1]} coproc_pid=$DM_COPROC_PID
+exec {coproc_in}>&-
+wait "$coproc_pid"
+dmsetup remove mf
+dmsetup remove mn
 dmsetup remove mr
 dmsetup remove held
 kill "$EXE_PID"
@@ -716,7 +755,7 @@ xfs_io -r -c "chattr -i" "$HOST/immutable.img"
 umount /mnt/ro /mnt/vfat /mnt/ext4
 losetup -d "$VFAT_LOOP"
 umount /mnt/tmpfs
-kmsg_step
+dmesg -c >>/tmp/oracle-kmsg
 check_eq "no BUG, WARNING, Oops, hung task or sleeping in atomic context" "" \
 	"$(kernel_problems /tmp/oracle-kmsg)"
 nothing_left
