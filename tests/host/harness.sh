@@ -199,4 +199,24 @@ check_eq "and ends with the runs counted" "1 passed, 0 failed" "$(tail -n 1 <<<"
 check "it keeps the run's console log" grep -q 'Linux version' "$work/repeat/run1/console.log"
 check_fails "no busy loop is left running" pgrep -f "$work/repeat"
 
+# scripts/torture: its usage errors, and each run it lists is a script
+# that takes every option the run gives it (its --help names them).
+TORTURE=$ROOT/scripts/torture
+check_status "torture --only with no such run: exit 2" 2 "$TORTURE" --only crash,nothing
+check_status "torture with an unknown option: exit 2" 2 "$TORTURE" --fast
+bad=""
+while read -r name cmd; do
+	read -ra words <<<"$cmd"
+	help=$("$ROOT/${words[0]}" --help 2>&1) || bad+=" $name(--help fails)"
+	for w in "${words[@]:1}"; do
+		[[ $w == -* && $help != *"$w"* ]] && bad+=" $name($w)"
+	done
+done < <("$TORTURE" --list)
+check_eq "every torture run is a script that takes its options" "" "$bad"
+check_eq "torture lists ten runs" 10 "$("$TORTURE" --list | wc -l)"
+git clone -q "$ROOT" "$work/clone" && echo "# changed" >>"$work/clone/README.md"
+out=$("$work/clone/scripts/torture" --only fuzz-receive 2>&1)
+check_eq "torture refuses a work tree with uncommitted changes" 2 $?
+check "and says so" grep -q 'uncommitted changes' <<<"$out"
+
 finish
