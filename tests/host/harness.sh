@@ -24,10 +24,12 @@ check "the console log is saved in --out" grep -q 'Linux version' "$work/out/con
 script args <<'END'
 printf '<%s>' "$@"
 echo
+echo "hung task timeout $(cat /proc/sys/kernel/hung_task_timeout_secs)"
 echo "last line"
 END
-out=$("$VM_RUN" "$work/args.sh" 'a b' '' "c'd" 2>&1)
+out=$("$VM_RUN" --hung-task 77 "$work/args.sh" 'a b' '' "c'd" 2>&1)
 check_eq "ARGS are passed as given" "<a b><><c'd>" "$(head -n 1 <<<"$out")"
+check "--hung-task sets the kernel's hung task timeout" grep -qx 'hung task timeout 77' <<<"$out"
 check_eq "the script's last output line arrives" "last line" "$(tail -n 1 <<<"$out")"
 
 # (b) a kernel WARNING fails the run.
@@ -180,6 +182,7 @@ check_status "unknown option: exit 2" 2 "$VM_RUN" --bogus "$work/exit7.sh"
 check_status "missing SCRIPT file: exit 2" 2 "$VM_RUN" "$work/no-such-script.sh"
 check_status "option without a value: exit 2" 2 "$VM_RUN" --mem
 check_status "non-numeric --mem: exit 2" 2 "$VM_RUN" --mem lots "$work/exit7.sh"
+check_status "non-numeric --hung-task: exit 2" 2 "$VM_RUN" --hung-task 2m "$work/exit7.sh"
 check_status "bad --disk-size: exit 2" 2 "$VM_RUN" --disk-size 4X "$work/exit7.sh"
 check_status "--share that is not a directory: exit 2" 2 "$VM_RUN" --share "$work/no-such-dir" "$work/exit7.sh"
 check_status "--rootfs that does not exist: exit 2" 2 "$VM_RUN" --rootfs "$work/no-such.img" "$work/exit7.sh"
