@@ -130,5 +130,10 @@ out=$("$ROOT/scripts/debug-suite" --mem-extra lots 2>&1)
 check_eq "debug-suite --mem-extra that is not a number: exit 2, one line" "2 1" "$? $(wc -l <<<"$out")"
 check "naming the option and the value" grep -qx 'debug-suite: --mem-extra is not a number of MiB: lots' <<<"$out"
 check_status "debug-suite --mem-extra without a value: exit 2" 2 "$ROOT/scripts/debug-suite" --mem-extra
+out=$("$ROOT/scripts/debug-suite" --jobs 0 2>&1)
+check_eq "debug-suite --jobs 0: exit 2, naming the option" "2 debug-suite: --jobs is not a positive number: 0" "$? $out"
+out=$("$ROOT/scripts/debug-suite" --hung-task 10m 2>&1)
+check_eq "debug-suite --hung-task 10m: exit 2, naming the option" \
+	"2 debug-suite: --hung-task is not a number of seconds: 10m" "$? $out"
 
 finish
