@@ -25,9 +25,9 @@
  * "error\tWHY" (strerror() of the ioctl's errno, as dmsetup ends its
  * error line), then "log\tLINE" for each kernel log line logged while the
  * command ran, then a line ".".  Every kernel log record this process
- * reads also goes to LOGFILE (the whole run's log: the ring may wrap), and
- * at the end of input the ring is cleared, so that dmesg then shows only
- * what came later.
+ * reads, from the last clear of the ring (dmesg -c), also goes to LOGFILE
+ * (the whole run's log: the ring may wrap), and at the end of input the
+ * ring is cleared, so that dmesg then shows only what came later.
  *
  *   dm-coproc LOGFILE
  */
@@ -336,8 +336,11 @@ int main(int argc, char **argv)
 			strerror(errno));
 		return 1;
 	}
-	/* Only what the commands log: the caller has the log before. */
-	lseek(kmsg_fd, 0, SEEK_END);
+	/*
+	 * From the last clear of the ring (dmesg -c): the caller has the
+	 * log before it, and nothing logged since is missed.
+	 */
+	lseek(kmsg_fd, 0, SEEK_DATA);
 	dm_log_with_errno_init(dm_log);
 	dm_udev_set_sync_support(0);
 	setvbuf(stdout, NULL, _IOLBF, 0);
