@@ -390,6 +390,14 @@ mismatch() {
 	if ((shown < 50 && BAD[$KIND] <= 3)); then
 		shown=$((shown + 1))
 		check_eq "$1" "$2" "$3"
+		# What the last device-mapper call answered and logged, and
+		# what the devices' status was then, to tell what happened.
+		echo "#   last call: ${DMC_CALL:-} -> ${DMC:-}"
+		local l
+		for l in "${DMC_LOG[@]}"; do echo "#   its kernel log: $l"; done
+		for l in mf mn; do
+			dmc status "$l" && echo "#   status of $l: $DMC_TEXT"
+		done
 	else
 		echo "# mismatch not shown in full: $1"
 	fi
@@ -408,6 +416,7 @@ coproc DM_COPROC { exec dm-coproc /tmp/oracle-kmsg; }
 # DMC_LOG.
 dmc() {
 	local IFS=$'\t' reply
+	DMC_CALL=$*
 	printf '%s\n' "$*" >&"${DM_COPROC[1]}"
 	read -r -u "${DM_COPROC[0]}" reply || { echo "# dm-coproc ended" && exit 1; }
 	DMC=${reply%%$'\t'*} DMC_TEXT=""
