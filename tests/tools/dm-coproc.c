@@ -35,6 +35,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <libdevmapper.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +47,7 @@
 #define SYSLOG_ACTION_CLEAR 5
 
 static int kmsg_fd = -1;
+static int kmsg_mark_fd = -1;
 static FILE *log_file;
 static char last_error[512];
 
@@ -87,18 +89,40 @@ static void unescape(char *s)
 	*out = '\0';
 }
 
-/* drain_kmsg REPLY: every record logged since the last call, to LOGFILE
- * and, if REPLY, to the reply as "log" lines. */
+/*
+ * drain_kmsg REPLY: every record logged since the last call, to LOGFILE
+ * and, if REPLY, to the reply as "log" lines.
+ *
+ * Reading until there is nothing more is not enough: a reader stops at a
+ * record that another CPU has reserved but not yet finished (the copy
+ * worker's, say), and the records after it, the call's own among them,
+ * would come with the next call (seen once in 100 000 messages).  So the
+ * drain writes a mark of its own and reads, waiting if need be, until it
+ * has read it back; the mark is at debug level, off the console.
+ */
 static void drain_kmsg(int reply)
 {
-	char rec[8192];
+	static unsigned long marks;
+	char rec[8192], mark[64];
+	struct pollfd pfd = { .fd = kmsg_fd, .events = POLLIN };
 	ssize_t n;
 	char *text, *end;
 
+	marks++;
+	snprintf(mark, sizeof(mark), "dm-coproc: mark %lu", marks);
+	dprintf(kmsg_mark_fd, "<7>%s\n", mark);
 	for (;;) {
 		n = read(kmsg_fd, rec, sizeof(rec) - 1);
 		if (n < 0 && errno == EPIPE)
 			continue;	/* overwritten before we read it */
+		if (n < 0 && errno == EAGAIN) {
+			if (poll(&pfd, 1, 10000) > 0)
+				continue;
+			/* Never seen; the caller sees the reply's line. */
+			if (reply)
+				printf("log\tdm-coproc: the kernel log never came to %s\n", mark);
+			return;
+		}
 		if (n <= 0)
 			return;
 		rec[n] = '\0';
@@ -110,6 +134,8 @@ static void drain_kmsg(int reply)
 		end = strchr(text, '\n');
 		if (end)
 			*end = '\0';
+		if (!strcmp(text, mark))
+			return;
 		unescape(text);
 		fprintf(log_file, "%s\n", text);
 		if (reply)
@@ -331,7 +357,8 @@ int main(int argc, char **argv)
 	}
 	log_file = fopen(argv[1], "a");
 	kmsg_fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
-	if (!log_file || kmsg_fd < 0) {
+	kmsg_mark_fd = open("/dev/kmsg", O_WRONLY);
+	if (!log_file || kmsg_fd < 0 || kmsg_mark_fd < 0) {
 		fprintf(stderr, "dm-coproc: %s: %s\n", log_file ? "/dev/kmsg" : argv[1],
 			strerror(errno));
 		return 1;
