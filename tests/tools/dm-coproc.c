@@ -103,14 +103,21 @@ static void unescape(char *s)
 static void drain_kmsg(int reply)
 {
 	static unsigned long marks;
-	char rec[8192], mark[64];
+	char rec[8192], mark[64], line[72];
 	struct pollfd pfd = { .fd = kmsg_fd, .events = POLLIN };
 	ssize_t n;
 	char *text, *end;
 
 	marks++;
 	snprintf(mark, sizeof(mark), "dm-coproc: mark %lu", marks);
-	dprintf(kmsg_mark_fd, "<7>%s\n", mark);
+	/* One write, one record (not dprintf(): it gives up on a device
+	 * that cannot seek). */
+	n = snprintf(line, sizeof(line), "<7>%s\n", mark);
+	if (write(kmsg_mark_fd, line, n) != n) {
+		if (reply)
+			printf("log\tdm-coproc: cannot write to /dev/kmsg: %s\n", strerror(errno));
+		return;
+	}
 	for (;;) {
 		n = read(kmsg_fd, rec, sizeof(rec) - 1);
 		if (n < 0 && errno == EPIPE)
