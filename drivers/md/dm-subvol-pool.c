@@ -521,12 +521,12 @@ void subvol_pool_uncommit(struct subvol_pool *pool, u64 blocks)
  * it off the claim, in steps of release_step unless @exact; a step more
  * if one of them @failed for space although loose space covers them.
  * Decided and done under resize_lock, so that writers racing here
- * release once for their common need, not once each.  The claim may go below what is
- * committed: the writes in flight are promises being kept, and the pool
- * is then short until balance claims again.  On a frozen host nothing is
- * released: no write of ours proceeds before the thaw, and one that then
- * finds the host full comes back here.  Returns the blocks released.
- * Process context.
+ * release once for their common need, not once each.  The claim may go
+ * below what is committed: the writes in flight are promises being kept,
+ * and the pool is then short until balance claims again.  On a frozen
+ * host nothing is released: no write of ours proceeds before the thaw,
+ * and one that then finds the host full comes back here.  Returns the
+ * blocks released.  Process context.
  */
 static u64 subvol_pool_cover(struct subvol_pool *pool, bool exact,
 			     bool failed)
@@ -584,11 +584,10 @@ static u64 subvol_pool_write_need(struct subvol_pool *pool, u64 blocks)
  * space for all the writes in flight, and a chunk more for its own
  * writers' reservations, release loose space for them now.  The room
  * statfs found is counted down by the writes that take it (@room), so
- * that statfs is asked again only
- * when it is used up, not for every write; a writer outside the pool
- * taking it first only makes our write fail with ENOSPC and go through
- * subvol_pool_lost(), as it would between statfs and the write.
- * Process context.
+ * that statfs is asked again only when it is used up, not for every
+ * write; a writer outside the pool taking it first only makes our write
+ * fail with ENOSPC and go through subvol_pool_lost(), as it would between
+ * statfs and the write.  Process context.
  */
 void subvol_pool_use(struct subvol_pool *pool, u64 blocks)
 {
