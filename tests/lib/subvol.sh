@@ -162,6 +162,13 @@ F_BACKED=4 F_HOST_FREE=5 F_GUARANTEE=6 F_NO_SPACE=7 F_MAPPED=8 F_SHARED=9
 F_PROMISED=10 F_COW=11 F_CLAIMED=12 F_COMMITTED=13 F_UNCOVERED=14
 F_CLIENT=15 F_LOW_WATER=16 F_ACCOUNTING_ERRORS=17 F_COPY=18
 
+# copy_rate_mib MIB_S: the most MiB a second a snapshot copy proceeds
+# at (the module parameter; 0: no limit), for a test that needs a copy
+# still running at some point, or racing its writes.
+copy_rate_mib() {
+	echo "$1" >/sys/module/dm_subvol/parameters/copy_rate_mib
+}
+
 # wait_copy NAME [SECONDS]: wait until NAME's snapshot copy field is no
 # longer a count (at most SECONDS, default 600); prints the field.
 wait_copy() {

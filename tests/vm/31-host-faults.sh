@@ -122,7 +122,7 @@ copy() { status_field vol $F_COPY; }
 # MiB/s, its snapshot_begin the check NAME.
 begin_copy() {
 	truncate -s 64M $HOST/dst
-	echo "$1" >/sys/module/dm_subvol/parameters/copy_rate_mib
+	copy_rate_mib "$1"
 	dmsetup suspend vol
 	ok_within "$2" 30 sh -c "dmsetup message vol 0 'snapshot_begin 7' 7<>$HOST/dst"
 	dmsetup resume vol
@@ -222,7 +222,7 @@ for round in $(seq "$ROUNDS"); do
 	begin_copy 4 "copy: snapshot_begin with failed extents"
 	ok_within "copy: a write to the failed range during the copy succeeds" 30 pattern 42 0 1
 	check_eq "copy: and reads back" "$(want 42 1)" "$(sum_at $DEV 0 1)"
-	echo 0 >/sys/module/dm_subvol/parameters/copy_rate_mib
+	copy_rate_mib 0
 	check_eq "copy: the copy completes" "done" "$(wait_copy vol 60)"
 	ok_within "copy: snapshot_end" 30 dmsetup message vol 0 snapshot_end
 	eio_within "copy: the snapshot's failed range gets EIO" 30 \
@@ -325,7 +325,7 @@ for round in $(seq "$ROUNDS"); do
 	check_eq "freeze: and succeeds" "0 " "$? $(cat /tmp/fsync.err)"
 
 	truncate -s 512M $HOST/dst
-	echo 2 >/sys/module/dm_subvol/parameters/copy_rate_mib
+	copy_rate_mib 2
 	ok_within "freeze: suspend for a snapshot" 30 dmsetup suspend vol
 	ok_within "freeze: snapshot_begin" 30 sh -c "dmsetup message vol 0 'snapshot_begin 7' 7<>$HOST/dst"
 	ok_within "freeze: resume" 30 dmsetup resume vol
@@ -343,7 +343,7 @@ for round in $(seq "$ROUNDS"); do
 	check "freeze: the guest write completes within 30 s of the thaw" finished $syncer
 	wait $syncer
 	check_eq "freeze: and succeeds (copy)" "0 " "$? $(cat /tmp/fsync.err)"
-	echo 0 >/sys/module/dm_subvol/parameters/copy_rate_mib
+	copy_rate_mib 0
 	check_eq "freeze: the copy completes" "done" "$(wait_copy vol 60)"
 	ok_within "freeze: snapshot_end" 30 dmsetup message vol 0 snapshot_end
 	echo 3 >/proc/sys/vm/drop_caches
@@ -381,7 +381,7 @@ for round in $(seq "$ROUNDS"); do
 	# The host shuts down at its next log write.
 	eio_within "copy, host dead: the host's log force fails" 30 xfs_io -c fsync $HOST/dst
 	eio_within "copy, host dead: a write gets EIO" 30 pattern 0 8 1
-	echo 0 >/sys/module/dm_subvol/parameters/copy_rate_mib
+	copy_rate_mib 0
 	f=$(wait_copy vol 60)
 	check "copy, host dead: the copy fails ($f)" test "${f%%:*}" = failed
 	within 30 dmsetup message vol 0 snapshot_end

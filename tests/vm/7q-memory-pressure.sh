@@ -48,7 +48,7 @@ src=$(sha /tmp/src)
 check "a file on v1 before the snapshot" dd if=/tmp/src of=/mnt/v1/before bs=1M conv=fsync status=none
 # The copy goes at 16 MiB/s at most, so that it runs while the writers
 # write.
-echo 16 >/sys/module/dm_subvol/parameters/copy_rate_mib
+copy_rate_mib 16
 truncate -s ${size}M "$HOST/snap.img"
 check "suspend v1" dmsetup suspend v1
 check "snapshot_begin" dmsetup message v1 0 "snapshot_begin 7" 7<>"$HOST/snap.img"

@@ -33,7 +33,7 @@ check "the backing file has thousands of extents" test "$extents" -gt 2000
 
 # The copies go at 16 MiB/s at most, so that the writes, the cancel and
 # the remove below race them.
-echo 16 >/sys/module/dm_subvol/parameters/copy_rate_mib
+copy_rate_mib 16
 
 # --- refusals: each one line naming the device and the cause
 truncate -s 256M $HOST/dst
@@ -136,7 +136,7 @@ check "the kernel log says the copy completed" sh -c "dmesg | grep -q '$NR: snap
 # any write is then, not left blocking its queue; a read queued behind it
 # (same CPU, same queue) completes; the copy waits for the thaw.
 sum=$(sha $DEV)
-echo 1 >/sys/module/dm_subvol/parameters/copy_rate_mib
+copy_rate_mib 1
 truncate -s 256M $HOST/dst4
 dmsetup suspend vol
 check "snapshot_begin" begin $HOST/dst4
@@ -158,7 +158,7 @@ check "thaw the host filesystem" fsfreeze --unfreeze $HOST
 wait $wpid
 check_eq "the write completes" 0 $?
 wait
-echo 0 >/sys/module/dm_subvol/parameters/copy_rate_mib
+copy_rate_mib 0
 check_eq "the copy completes" done "$(wait_copy vol)"
 check "snapshot_end" dmsetup message vol 0 snapshot_end
 check_eq "the copy is the device at the suspend, before the held write" "$sum" "$(sha $HOST/dst4)"
@@ -166,7 +166,7 @@ check_eq "the device has the write" \
 	"$(head -c 65536 /dev/zero | tr '\0' '\303' | sha256sum | cut -d' ' -f1)" \
 	"$(dd if=$DEV bs=64k skip=$((150 * 16)) count=1 iflag=direct status=none | sha256sum | cut -d' ' -f1)"
 rm -f $HOST/dst4
-echo 16 >/sys/module/dm_subvol/parameters/copy_rate_mib
+copy_rate_mib 16
 
 # --- a copy that a table on another target cancels
 rm -f $HOST/dst

@@ -74,8 +74,12 @@ umount /mnt/snap
 check "deactivate it" subvol deactivate tank/s1
 
 # --- --no-wait while a writer runs and another overwrites: the point in
-# time.  The copy goes at 32 MiB/s at most, so that the writes race it.
-echo 32 >/sys/module/dm_subvol/parameters/copy_rate_mib
+# time.  The copy must still run at the second snapshot below, after the
+# overwrite: it is held to 1 MiB/s until then (the overwrite clones its
+# own ranges first, whatever the rate; on the debug kernel it outlasted a
+# whole copy at 32 MiB/s, and the second snapshot was made, not
+# refused), then goes at 32 MiB/s at most, so that the writes race it.
+copy_rate_mib 1
 writer() {
 	local i=0
 	while [ ! -e /tmp/stop ]; do
@@ -94,12 +98,6 @@ writer &
 wpid=$!
 sleep 2
 before=$(tail -n 1 /tmp/done)
-# The background copy must still run at the second snapshot below, after
-# the overwrite: hold it to 1 MiB/s until then (the overwrite clones its
-# own ranges first, whatever the rate).  On the debug kernel the
-# overwrite took longer than the whole copy, and the second snapshot was
-# made, not refused.
-echo 1 >/sys/module/dm_subvol/parameters/copy_rate_mib
 o=$(subvol snapshot --no-wait tank/vm s2 2>&1)
 st=$?
 returned=$(tail -n 1 /tmp/started)
@@ -114,7 +112,7 @@ check "overwrite a file during the copy" dd if=/dev/urandom of=$G/frag bs=1M cou
 o=$(subvol snapshot tank/vm s3 2>&1)
 check "a second snapshot is refused while one copies" grep -q "another subvol process is copying a snapshot of it" <<<"$o"
 check_fails "it left no image" test -e $P/s3.img
-echo 0 >/sys/module/dm_subvol/parameters/copy_rate_mib
+copy_rate_mib 32
 check "the snapshot appears when complete" wait_file $P/s2.img
 check "the background process ends" wait_gone "snapshot --no-wait tank/vm"
 touch /tmp/stop
@@ -146,10 +144,9 @@ check "deactivate vm" subvol deactivate tank/vm
 free0=$(free_bytes $HOST)
 check "activate vm" subvol activate tank/vm
 mount /dev/subvol/tank/vm $G
-# Still copying at the deactivation: held to 1 MiB/s (the image has few
-# extents by now, and its whole copy can end before the process is
-# looked for: seen once on a loaded machine).
-echo 1 >/sys/module/dm_subvol/parameters/copy_rate_mib
+# Still copying at the deactivation: held to 1 MiB/s (with no limit,
+# the copy once ended before its process was looked for).
+copy_rate_mib 1
 o=$(subvol snapshot --no-wait tank/vm s4 2>&1)
 check "snapshot --no-wait" grep -q "copying in the background" <<<"$o"
 check "the copy runs in a background process" running "snapshot --no-wait tank/vm s4"
@@ -159,7 +156,6 @@ echo "# host free: $((free0 >> 20)) MiB inactive before, $(($(free_bytes $HOST) 
 umount $G
 check "deactivate vm during the copy" subvol deactivate tank/vm
 check "the background process ends" wait_gone "snapshot --no-wait tank/vm"
-echo 0 >/sys/module/dm_subvol/parameters/copy_rate_mib
 check_fails "no snapshot was named" test -e $P/s4.img
 check_eq "nor any hidden file" "" "$(ls -A $P | grep '^\.' || true)"
 free1=$(free_bytes $HOST)

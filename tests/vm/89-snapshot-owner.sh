@@ -13,7 +13,6 @@ export SUBVOL_CONFIG_DIR=/tmp/subvol-etc
 host_xfs
 P=$HOST/pool G=/mnt/guest
 mkdir -p $G /mnt/snap
-RATE=/sys/module/dm_subvol/parameters/copy_rate_mib
 # pid_of TEXT: the pid of the process whose command line holds TEXT.
 pid_of() {
 	local f
@@ -55,7 +54,7 @@ cow0=$(cow)
 check_eq "status: no snapshot copy" "-" "$(status_copy)"
 
 # --- the process of a --no-wait snapshot killed during the copy
-echo 2 >$RATE
+copy_rate_mib 2
 o=$(subvol snapshot --no-wait tank/vm s1 2>&1)
 check "snapshot --no-wait" grep -q "copying in the background" <<<"$o"
 pid=$(pid_of "snapshot --no-wait tank/vm s1")
@@ -69,7 +68,7 @@ check "the device still holds the copy" copying
 check "status: no process owns it" sh -c "subvol status tank/vm | grep -q 'no subvol process owns it'"
 check_fails "no snapshot s1" test -e $P/s1.img
 # The next snapshot cancels it, says so, and is made.
-echo 0 >$RATE
+copy_rate_mib 0
 o=$(subvol snapshot tank/vm s2 2>&1)
 s=$?
 echo "# $o"
@@ -86,7 +85,7 @@ check_eq "no hidden file left in the pool" "" "$(ls -A $P | grep '^\.' || true)"
 
 # --- a foreground snapshot killed during the copy; the monitor cancels
 cow1=$(cow)
-echo 2 >$RATE
+copy_rate_mib 2
 subvol snapshot tank/vm s3 >/tmp/s3.out 2>&1 &
 check "a foreground snapshot starts copying" until_true 60 copying
 pid=$(pid_of "snapshot tank/vm s3")
@@ -118,15 +117,15 @@ check_fails "list does not show it" sh -c "subvol list --noheadings tank | awk '
 subvol monitor --once >/tmp/mon.out 2>&1
 check_fails "subvol monitor leaves it be" grep -q cancelled /tmp/mon.out
 check "the copy goes on" copying
-echo 0 >$RATE
+copy_rate_mib 0
 check "and completes: s4 appears" until_true 300 test -e $P/s4.img
 check "its process ends" until_true 30 gone "snapshot --no-wait tank/vm s4"
 check_eq "no copy left on the device" "-" "$(copy_field)"
 
 # --- on a terminal: a progress line, rewritten in place
-echo 16 >$RATE
+copy_rate_mib 16
 o=$(script -qec "subvol snapshot tank/vm s6" /dev/null 2>&1 </dev/null)
-echo 0 >$RATE
+copy_rate_mib 0
 check "snapshot on a terminal" test -e $P/s6.img
 check "it shows the progress in place" grep -q $'\r'"tank/vm: copying, *[0-9]*% of [0-9]* MiB" <<<"$o"
 check "ending at 100%" grep -q $'\r'"tank/vm: copying, 100% of [0-9]* MiB" <<<"$o"
