@@ -3,17 +3,30 @@
 #   make            build the modules (against the Debian 6.1 kernel's headers:
 #                   the target, the space registry and the patched xfs) and
 #                   the userspace code
+#   make KVER=6.12  the same for another installed kernel (a series or a
+#                   release; scripts/kernel-version --list): its modules go to
+#                   build/modules/RELEASE/ (scripts/build-modules)
 #   make check      run the whole test suite (native and in the VM)
 #   make demo       run the demo in the VM
 #   make lint       checkpatch and sparse on the kernel code
 #
-# KVER and KDIR may be overridden: make KDIR=/path/to/kernel/build
+# KDIR may be overridden too: make KDIR=/path/to/kernel/build
 
-KVER ?= $(shell scripts/kernel-version)
+# The reference kernel's modules are built in the source directories, where
+# scripts/vm-run finds them; any other kernel's under build/modules/.
+REFERENCE := $(shell KVER= scripts/kernel-version)
+override KVER := $(shell scripts/kernel-version $(KVER))
+ifeq ($(KVER),)
+$(error no kernel to build for; see scripts/kernel-version --list)
+endif
 KDIR ?= /lib/modules/$(KVER)/build
 CHECKPATCH ?= build/checkpatch/checkpatch.pl
 
-KERNEL_SOURCES := $(filter-out %.mod.c,$(wildcard drivers/md/*.[ch])) \
+# What the kernel offers, decided by compile tests (drivers/md/compat/).
+FEATURES := drivers/md/dm-subvol-features.h
+
+KERNEL_SOURCES := $(filter-out %.mod.c $(FEATURES),$(wildcard drivers/md/*.[ch])) \
+		  $(wildcard drivers/md/compat/*.c) \
 		  $(filter-out %.mod.c,$(wildcard block/*.[ch])) \
 		  include/linux/blk-space.h include/uapi/linux/dm-subvol.h \
 		  tests/kmod/subvol-fault.c
@@ -22,24 +35,34 @@ KERNEL_SOURCES := $(filter-out %.mod.c,$(wildcard drivers/md/*.[ch])) \
 # target and the patched xfs both link against.
 REGISTRY_SYMBOLS := $(CURDIR)/block/Module.symvers
 
-.PHONY: all module registry xfs testmod userspace replay-log check demo lint clean
+.PHONY: all module features registry xfs testmod other-kernel userspace replay-log check demo lint clean
 
 all: module xfs testmod userspace replay-log
 
-module: registry
+ifeq ($(KVER),$(REFERENCE))
+module: registry features
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/drivers/md \
 		KBUILD_EXTRA_SYMBOLS=$(REGISTRY_SYMBOLS) modules
 
 registry:
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/block modules
 
+features:
+	scripts/kernel-compat $(KDIR) $(FEATURES)
+
 # Test-only modules (tests/kmod): fault injection for the VM tests.
 testmod:
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/kmod modules
 
-# The guest XFS with patches/xfs applied (build/xfs/xfs.ko).
+# The guest XFS with patches/xfs/6.1 applied (build/xfs/xfs.ko).
 xfs: registry
 	KVER=$(KVER) KDIR=$(KDIR) scripts/build-xfs
+else
+module features registry testmod xfs: other-kernel
+
+other-kernel:
+	KVER=$(KVER) KDIR=$(KDIR) scripts/build-modules
+endif
 
 userspace:
 	$(MAKE) -C userspace
@@ -57,17 +80,27 @@ demo: all
 
 # The xfs patches follow XFS's own style (function names on a line of
 # their own), which --strict flags; they are checked without it.
-lint:
+lint: features
 	scripts/lint-kernel $(KERNEL_SOURCES)
-	cd patches/xfs && $(abspath $(CHECKPATCH)) --no-tree --quiet \
-		--ignore FILE_PATH_CHANGES *.patch
+	for series in patches/xfs/*/; do \
+		(cd $$series && $(abspath $(CHECKPATCH)) --no-tree --quiet \
+			--ignore FILE_PATH_CHANGES *.patch) || exit 1; \
+	done
+ifeq ($(KVER),$(REFERENCE))
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/block C=2 CF="-D__CHECK_ENDIAN__" modules
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/drivers/md C=2 CF="-D__CHECK_ENDIAN__" \
 		KBUILD_EXTRA_SYMBOLS=$(REGISTRY_SYMBOLS) modules
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/kmod C=2 CF="-D__CHECK_ENDIAN__" modules
+else
+	KVER=$(KVER) KDIR=$(KDIR) scripts/build-modules --sparse
+endif
 
 clean:
+ifeq ($(KVER),$(REFERENCE))
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/block clean
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/drivers/md clean
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/kmod clean
+else
+	rm -rf build/modules/$(KVER)
+endif
 	$(MAKE) -C userspace clean

@@ -8,6 +8,7 @@
  */
 
 #include "dm-subvol.h"
+#include "dm-subvol-compat.h"
 
 #include <linux/blkdev.h>
 #include <linux/falloc.h>
@@ -360,7 +361,7 @@ static int subvol_backing_hints(struct subvol_c *sc, char **error)
 	fa.fsx_cowextsize = sc->block_size;
 	r = mnt_want_write_file(file);
 	if (!r) {
-		r = vfs_fileattr_set(file_mnt_user_ns(file), dentry, &fa);
+		r = vfs_fileattr_set(subvol_file_idmap(file), dentry, &fa);
 		mnt_drop_write_file(file);
 	}
 	if (r)

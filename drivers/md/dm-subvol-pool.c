@@ -32,6 +32,7 @@
  */
 
 #include "dm-subvol.h"
+#include "dm-subvol-compat.h"
 #include "dm-subvol-space.h"
 
 #include <linux/completion.h>
@@ -737,7 +738,7 @@ static struct file *subvol_pool_open_reserve(struct file *backing)
 	};
 	struct file *file;
 
-	file = vfs_tmpfile_open(file_mnt_user_ns(backing), &dir, S_IFREG | 0600,
+	file = vfs_tmpfile_open(subvol_file_idmap(backing), &dir, S_IFREG | 0600,
 				O_RDWR | O_LARGEFILE, current_cred());
 	dput(dir.dentry);
 	return file;

@@ -9,6 +9,7 @@
  */
 
 #include "dm-subvol.h"
+#include "dm-subvol-compat.h"
 #include "dm-subvol-space.h"
 
 #include <linux/file.h>
@@ -197,7 +198,7 @@ int subvol_record_write(struct subvol_space *space)
 		return PTR_ERR(rec);
 	r = mnt_want_write_file(space->file);
 	if (!r) {
-		r = vfs_setxattr(file_mnt_user_ns(space->file),
+		r = vfs_setxattr(subvol_file_idmap(space->file),
 				 space->file->f_path.dentry,
 				 SUBVOL_RECORD_XATTR, rec, size, 0);
 		mnt_drop_write_file(space->file);
@@ -222,7 +223,7 @@ int subvol_record_drop(struct subvol_space *space)
 	r = mnt_want_write_file(space->file);
 	if (r)
 		return r;
-	r = vfs_removexattr(file_mnt_user_ns(space->file),
+	r = vfs_removexattr(subvol_file_idmap(space->file),
 			    space->file->f_path.dentry, SUBVOL_RECORD_XATTR);
 	mnt_drop_write_file(space->file);
 	return r == -ENODATA ? 0 : r;
@@ -277,7 +278,7 @@ void subvol_record_apply(struct subvol_space *space, u64 layout)
 		why = "no memory to read it";
 		goto all;
 	}
-	len = vfs_getxattr(file_mnt_user_ns(space->file),
+	len = vfs_getxattr(subvol_file_idmap(space->file),
 			   space->file->f_path.dentry, SUBVOL_RECORD_XATTR,
 			   rec, max);
 	if (len < 0) {

@@ -13,6 +13,7 @@
  */
 
 #include "dm-subvol.h"
+#include "dm-subvol-compat.h"
 
 #include <linux/ctype.h>
 #include <linux/kernel.h>
@@ -234,7 +235,7 @@ static int subvol_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	}
 	sc->ti = ti;
 	sc->md = dm_table_get_md(ti->table);
-	sc->writable = dm_table_get_mode(ti->table) & FMODE_WRITE;
+	sc->writable = dm_table_get_mode(ti->table) & SUBVOL_TABLE_WRITE;
 	sc->guarantee = true;
 	sc->no_space_timeout = DM_SUBVOL_NO_SPACE_TIMEOUT_DEFAULT;
 	INIT_LIST_HEAD(&sc->in_use);

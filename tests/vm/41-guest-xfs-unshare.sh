@@ -3,7 +3,7 @@
 # when fallocate(FALLOC_FL_UNSHARE_RANGE) unshares a file's last shared
 # block.  Debian's 6.1 XFS cancels the inode's COW fork there, dirty pages
 # or not, and writeback then drops those pages silently: fstests' fsx
-# (generic/075) read zeros after an unshare.  patches/xfs/0007 backports
+# (generic/075) read zeros after an unshare.  patches/xfs/6.1/0007 backports
 # the upstream fix; Debian's stock xfs.ko fails this test, on any device.
 . /src/tests/lib/vmtest.sh
 . /src/tests/lib/subvol.sh

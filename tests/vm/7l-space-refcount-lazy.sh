@@ -3,7 +3,7 @@
 # every block of the AG, about 0.6% of the guest) that a device backing
 # all of it holds away from everyone for the life of the mount.  The
 # device backs what the tree may grow to from the blocks that are shared,
-# and more as the guest shares blocks (patches/xfs/0010).  Checked here:
+# and more as the guest shares blocks (patches/xfs/6.1/0010).  Checked here:
 # a fresh 16 GiB guest asks for far less than the worst case (the space
 # efficiency goal of issue 11: at most 0.5% held back at 16 GiB); and a
 # guest that shares a file three ways and splits its refcount records by
