@@ -165,7 +165,9 @@ static int subvol_check_file(struct subvol_c *sc, struct file *file,
 		return -EINVAL;
 	}
 
-	if (!(file->f_mode & FMODE_CAN_ODIRECT)) {
+	/* The I/O path calls ->read_iter and ->write_iter directly. */
+	if (!(file->f_mode & FMODE_CAN_ODIRECT) || !file->f_op->read_iter ||
+	    (sc->writable && !file->f_op->write_iter)) {
 		*error = "Backing filesystem does not support direct I/O";
 		return -EINVAL;
 	}

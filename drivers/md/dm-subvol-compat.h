@@ -33,6 +33,13 @@
 #define subvol_file_idmap(file)		file_mnt_user_ns(file)
 #endif
 
+/* An unnamed file for the kernel's own use: renamed in 6.6. */
+#ifdef SUBVOL_HAVE_KERNEL_TMPFILE_OPEN
+#define subvol_tmpfile_open		kernel_tmpfile_open
+#else
+#define subvol_tmpfile_open		vfs_tmpfile_open
+#endif
+
 /* A table's mode bit for "writable": BLK_OPEN_WRITE since 6.5. */
 #ifdef SUBVOL_HAVE_BLK_OPEN_WRITE
 #define SUBVOL_TABLE_WRITE		BLK_OPEN_WRITE

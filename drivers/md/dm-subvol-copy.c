@@ -104,6 +104,22 @@ static void subvol_copy_mark(struct subvol_copy *copy, u64 first, u64 end)
 }
 
 /*
+ * Clone [@pos, @pos + @len) of @src into @dest at the same offset, under
+ * freeze protection the caller holds.  Not vfs_clone_file_range(), which
+ * would take that protection again, waiting on a frozen host; this is
+ * what do_clone_file_range() did before 6.8 folded it into that.  The
+ * files are regular and on one filesystem (subvol_copy_get_file() checked),
+ * and the filesystem checks the range.
+ */
+static loff_t subvol_clone_range(struct file *src, struct file *dest,
+				 loff_t pos, loff_t len)
+{
+	if (!src->f_op->remap_file_range)
+		return -EOPNOTSUPP;
+	return src->f_op->remap_file_range(src, pos, dest, pos, len, 0);
+}
+
+/*
  * Clone units [@first, @end), none cloned yet, from the backing file into
  * the snapshot's file at the same offset.  A clone writes to the host, so
  * it needs the host's freeze protection, as vfs_clone_file_range() takes
@@ -126,7 +142,7 @@ static int subvol_copy_units(struct subvol_copy *copy, u64 first, u64 end,
 		sb_start_write(sb);
 	else if (!sb_start_write_trylock(sb))
 		return -EAGAIN;
-	r = do_clone_file_range(space->file, pos, copy->dest, pos, len, 0);
+	r = subvol_clone_range(space->file, copy->dest, pos, len);
 	sb_end_write(sb);
 	if (r < 0)
 		return r;

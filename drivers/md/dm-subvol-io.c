@@ -205,6 +205,15 @@ static bool subvol_start_write(struct subvol_io *io)
 	return true;
 }
 
+/*
+ * One bio as one direct, asynchronous call to the host file's ->write_iter
+ * or ->read_iter, as the loop driver makes it.  Not vfs_iocb_iter_write():
+ * since 6.8 that takes the freeze protection itself (and drops it only if
+ * the call was not queued), so with ours a queued write would hold it twice
+ * and release it once, and the host could never freeze again.  What else
+ * it checks the table checked (a regular file opened for reading and
+ * writing, ranges inside it).
+ */
 static void subvol_rw(struct subvol_io *io, struct bio *bio)
 {
 	struct file *file = io->sc->file;
@@ -246,10 +255,10 @@ static void subvol_rw(struct subvol_io *io, struct bio *bio)
 			return;
 		}
 		subvol_write_submit(io);
-		ret = vfs_iocb_iter_write(file, &io->iocb, &to);
+		ret = file->f_op->write_iter(&io->iocb, &to);
 		subvol_write_submitted(io, ret == -EIOCBQUEUED || ret >= 0);
 	} else {
-		ret = vfs_iocb_iter_read(file, &io->iocb, &to);
+		ret = file->f_op->read_iter(&io->iocb, &to);
 	}
 
 	/*

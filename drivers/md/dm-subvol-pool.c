@@ -738,8 +738,8 @@ static struct file *subvol_pool_open_reserve(struct file *backing)
 	};
 	struct file *file;
 
-	file = vfs_tmpfile_open(subvol_file_idmap(backing), &dir, S_IFREG | 0600,
-				O_RDWR | O_LARGEFILE, current_cred());
+	file = subvol_tmpfile_open(subvol_file_idmap(backing), &dir, S_IFREG | 0600,
+				   O_RDWR | O_LARGEFILE, current_cred());
 	dput(dir.dentry);
 	return file;
 }
