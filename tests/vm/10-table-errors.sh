@@ -59,12 +59,14 @@ refuse "length not a block multiple" \
 	"Length is not a multiple of the backing filesystem block size" \
 	"0 $((MIB64 - 1)) subvol $HOST/img"
 
-# tmpfs in 6.1 has no direct I/O.
-mkdir -p /mnt/tmpfs
+# ramfs has no direct I/O (tmpfs has none in 6.1, but some since 6.6).
+mkdir -p /mnt/ramfs /mnt/tmpfs
+mount -t ramfs ramfs /mnt/ramfs
+truncate -s 64M /mnt/ramfs/img
+refuse "no direct I/O (ramfs)" "Backing filesystem does not support direct I/O" \
+	"0 $MIB64 subvol /mnt/ramfs/img"
+umount /mnt/ramfs
 mount -t tmpfs -o size=80m tmpfs /mnt/tmpfs
-truncate -s 64M /mnt/tmpfs/img
-refuse "no direct I/O (tmpfs)" "Backing filesystem does not support direct I/O" \
-	"0 $MIB64 subvol /mnt/tmpfs/img"
 
 # vfat has direct I/O and fallocate, but cannot punch holes.
 truncate -s 100M /mnt/tmpfs/vfat.img

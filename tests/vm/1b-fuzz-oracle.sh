@@ -62,6 +62,10 @@ cp "$BASH" "$HOST/exe"
 EXE_PID=$!
 mount -t tmpfs -o size=300m tmpfs /mnt/tmpfs
 truncate -s 64M /mnt/tmpfs/t.img
+# No direct I/O: ramfs (tmpfs has it since 6.6).
+mkdir -p /mnt/ramfs
+mount -t ramfs ramfs /mnt/ramfs
+truncate -s 64M /mnt/ramfs/t.img
 truncate -s 100M /mnt/tmpfs/vfat.img
 VFAT_LOOP=$(losetup --find --show /mnt/tmpfs/vfat.img)
 mkfs.vfat "$VFAT_LOOP" >/dev/null 2>&1
@@ -245,7 +249,7 @@ table_line() {
 	read_only_fs) path=/mnt/ro/r.img ;;
 	swap_file) path=$HOST/swap ;;
 	executable) path=$HOST/exe ;;
-	no_direct_io) path=/mnt/tmpfs/t.img ;;
+	no_direct_io) path=/mnt/ramfs/t.img ;;
 	no_punch) path=/mnt/vfat/v.img ;;
 	in_use) pick "$HOST/held.img" "$HOST/heldlink.img" "$HOST//held.img" && path=$REPLY ;;
 	esac
