@@ -13,13 +13,21 @@
 # KDIR may be overridden too: make KDIR=/path/to/kernel/build
 
 # The reference kernel's modules are built in the source directories, where
-# scripts/vm-run finds them; any other kernel's under build/modules/.
-REFERENCE := $(shell KVER= scripts/kernel-version)
-override KVER := $(shell scripts/kernel-version $(KVER))
+# scripts/vm-run finds them; any other kernel's under build/modules/.  An
+# explicit KDIR (a kernel that is not one of Debian's, as on a real
+# machine) builds in the source directories too.
+REFERENCE := $(shell KVER= scripts/kernel-version 2>/dev/null)
+KVER_ASKED := $(KVER)
+override KVER := $(shell scripts/kernel-version $(KVER_ASKED) 2>/dev/null)
+ifeq ($(origin KDIR),undefined)
 ifeq ($(KVER),)
-$(error no kernel to build for; see scripts/kernel-version --list)
+$(error $(shell scripts/kernel-version $(KVER_ASKED) 2>&1))
 endif
-KDIR ?= /lib/modules/$(KVER)/build
+KDIR := /lib/modules/$(KVER)/build
+IN_TREE := $(filter $(REFERENCE),$(KVER))
+else
+IN_TREE := yes
+endif
 CHECKPATCH ?= build/checkpatch/checkpatch.pl
 
 # What the kernel offers, decided by compile tests (drivers/md/compat/).
@@ -39,7 +47,7 @@ REGISTRY_SYMBOLS := $(CURDIR)/block/Module.symvers
 
 all: module xfs testmod userspace replay-log
 
-ifeq ($(KVER),$(REFERENCE))
+ifneq ($(IN_TREE),)
 module: registry features
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/drivers/md \
 		KBUILD_EXTRA_SYMBOLS=$(REGISTRY_SYMBOLS) modules
@@ -86,7 +94,7 @@ lint: features
 		(cd $$series && $(abspath $(CHECKPATCH)) --no-tree --quiet \
 			--ignore FILE_PATH_CHANGES *.patch) || exit 1; \
 	done
-ifeq ($(KVER),$(REFERENCE))
+ifneq ($(IN_TREE),)
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/block C=2 CF="-D__CHECK_ENDIAN__" modules
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/drivers/md C=2 CF="-D__CHECK_ENDIAN__" \
 		KBUILD_EXTRA_SYMBOLS=$(REGISTRY_SYMBOLS) modules
@@ -96,7 +104,7 @@ else
 endif
 
 clean:
-ifeq ($(KVER),$(REFERENCE))
+ifneq ($(IN_TREE),)
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/block clean
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/drivers/md clean
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/kmod clean
