@@ -13,7 +13,8 @@
 # Writes to DEV.
 repair_stale_secondaries() {
 	local dev=$1 out=$2 ags
-	ags=$(sed -n 's/^would reset bad sb for ag \([0-9]*\)$/\1/p' <<<"$out" | xargs)
+	# In AG order: xfs_repair checks AGs in parallel, so its lines are not.
+	ags=$(sed -n 's/^would reset bad sb for ag \([0-9]*\)$/\1/p' <<<"$out" | sort -n | xargs)
 	[[ -n $ags ]] || return 1
 	grep -vqE '^$|^Phase [0-9] - |^        - |^No modify flag set|^primary/secondary superblock [0-9]+ conflict - AG superblock geometry info conflicts with filesystem geometry$|^would reset bad sb for ag [0-9]+$|^bad uncorrected agheader [0-9]+, skipping ag\.\.\.$|^sb_(fdblocks|icount|ifree) [0-9]+, counted [0-9]+$' <<<"$out" &&
 		return 1
