@@ -4,7 +4,8 @@
 # block.  Debian's 6.1 XFS cancels the inode's COW fork there, dirty pages
 # or not, and writeback then drops those pages silently: fstests' fsx
 # (generic/075) read zeros after an unshare.  patches/xfs/6.1/0007 backports
-# the upstream fix; Debian's stock xfs.ko fails this test, on any device.
+# the upstream fix; Debian's stock 6.1 xfs.ko fails this test, on any device.
+# Debian's 6.12 has the fix (its series has no such patch).
 . /src/tests/lib/vmtest.sh
 . /src/tests/lib/subvol.sh
 
