@@ -6,8 +6,9 @@
 . /src/tests/lib/vmtest.sh
 . /src/tests/lib/subvol.sh
 
-# The stock xfs module, not the patched one the harness loaded.
-stock=/lib/modules/$(uname -r)/kernel/fs/xfs/xfs.ko
+# The stock xfs module, not the patched one the harness loaded (xfs.ko
+# in Debian's 6.1, xfs.ko.xz in its 6.12).
+stock=$(ls /lib/modules/"$(uname -r)"/kernel/fs/xfs/xfs.ko* | head -n 1)
 check "load the stock xfs module" sh -c "rmmod xfs && insmod $stock" || { finish; exit; }
 host_xfs 400
 G=/mnt/guest
