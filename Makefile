@@ -88,7 +88,9 @@ demo: all
 
 # The xfs patches follow XFS's own style (function names on a line of
 # their own), which --strict flags; they are checked without it.
-lint: features
+# In the source tree sparse needs the features header; build-modules
+# --sparse writes another kernel's itself.
+lint: $(if $(IN_TREE),features)
 	scripts/lint-kernel $(KERNEL_SOURCES)
 	for series in patches/xfs/*/; do \
 		(cd $$series && $(abspath $(CHECKPATCH)) --no-tree --quiet \

@@ -23,8 +23,8 @@ check_eq "its closing line is the sum of the files' counts" "$(total "$parallel"
 	"$(tail -n 1 <<<"$parallel")"
 check_eq "it counts what --jobs 1 counts" "$(tail -n 1 <<<"$serial")" "$(tail -n 1 <<<"$parallel")"
 
-# Each file's lines come whole between its header and its count: the
-# line before every count line is that file's own closing line.
+# Each file's lines come whole between its header and its count: no
+# other file's header or count line falls between them.
 whole=yes
 while IFS= read -r name; do
 	block=$(sed -n "\\|^=== $name\$|,\\|^=== $name: |p" <<<"$parallel")
