@@ -58,8 +58,12 @@ void blk_space_unregister(struct blk_space *space)
 }
 EXPORT_SYMBOL_GPL(blk_space_unregister);
 
-/* The provider of @bdev's disk, with a reference, or NULL if none. */
-struct blk_space *blk_space_get(struct block_device *bdev)
+/*
+ * The provider of @bdev's disk, with a reference, or NULL if none.
+ * Clients call it through blk_space_get(), which binds to this module at
+ * run time (include/linux/blk-space.h).
+ */
+struct blk_space *blk_space_lookup(struct block_device *bdev)
 {
 	dev_t dev = disk_devt(bdev->bd_disk);
 	struct blk_space *space;
@@ -83,16 +87,16 @@ struct blk_space *blk_space_get(struct block_device *bdev)
 	spin_unlock(&blk_space_lock);
 	return NULL;
 }
-EXPORT_SYMBOL_GPL(blk_space_get);
+EXPORT_SYMBOL_GPL(blk_space_lookup);
 
-void blk_space_put(struct blk_space *space)
+void blk_space_drop(struct blk_space *space)
 {
 	struct module *owner = space->ops->owner;
 
 	space->ops->put(space);
 	module_put(owner);
 }
-EXPORT_SYMBOL_GPL(blk_space_put);
+EXPORT_SYMBOL_GPL(blk_space_drop);
 
 MODULE_DESCRIPTION("Registry of block devices that reserve backing space");
 MODULE_AUTHOR("The dm-subvol authors");

@@ -47,6 +47,7 @@
 #include <linux/bits.h>
 #include <linux/blkdev.h>
 #include <linux/list.h>
+#include <linux/module.h>
 #include <linux/types.h>
 
 struct blk_space;
@@ -99,8 +100,45 @@ int blk_space_register(struct blk_space *space, dev_t dev,
 		       const struct blk_space_ops *ops);
 void blk_space_unregister(struct blk_space *space);
 
-struct blk_space *blk_space_get(struct block_device *bdev);
-void blk_space_put(struct blk_space *space);
+/* The registry's side of blk_space_get() and blk_space_put(). */
+struct blk_space *blk_space_lookup(struct block_device *bdev);
+void blk_space_drop(struct blk_space *space);
+
+/*
+ * A filesystem finds its device's provider at mount with blk_space_get()
+ * and lets it go with blk_space_put().  Both bind to the registry when
+ * called (symbol_get()), not when the filesystem's module loads: a
+ * space-aware xfs.ko replaces the stock one, and must load and run as the
+ * stock one where the registry is not loaded or not installed at all (an
+ * initramfs, a machine without the target).  No registry, no provider:
+ * blk_space_get() returns NULL, as for any other device.  A provider's
+ * module links against the registry, so a device with a provider means a
+ * loaded registry; the reference symbol_get() takes keeps it loaded until
+ * the matching blk_space_put().
+ */
+static inline struct blk_space *blk_space_get(struct block_device *bdev)
+{
+	struct blk_space *(*lookup)(struct block_device *bdev);
+	struct blk_space *space;
+
+	lookup = symbol_get(blk_space_lookup);
+	if (!lookup)
+		return NULL;
+	space = lookup(bdev);
+	if (!space)
+		symbol_put(blk_space_lookup);
+	return space;
+}
+
+static inline void blk_space_put(struct blk_space *space)
+{
+	void (*drop)(struct blk_space *space) = symbol_get(blk_space_drop);
+
+	/* Our reference on blk_space_lookup() keeps the registry loaded. */
+	drop(space);
+	symbol_put(blk_space_drop);
+	symbol_put(blk_space_lookup);
+}
 
 /*
  * The client's calls.  blk_space_get() returned @space with a reference
