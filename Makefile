@@ -9,8 +9,16 @@
 #   make check      run the whole test suite (native and in the VM)
 #   make demo       run the demo in the VM
 #   make lint       checkpatch and sparse on the kernel code
+#   make install    install the target and the registry in the kernel's
+#                   updates/ (where modprobe prefers them), and the tool
+#                   (userspace/Makefile's install); DESTDIR as usual
+#   make install-xfs  install the space-aware xfs.ko there too, in place
+#                   of the stock one (on purpose only; make uninstall-xfs
+#                   brings the stock one back)
+#   make uninstall  remove what make install installed
 #
-# KDIR may be overridden too: make KDIR=/path/to/kernel/build
+# KDIR may be overridden too: make KDIR=/path/to/kernel/build.  DKMS
+# builds through the same file (dkms.conf: make KDIR=... module).
 
 # The reference kernel's modules are built in the source directories, where
 # scripts/vm-run finds them; any other kernel's under build/modules/.  An
@@ -43,7 +51,12 @@ KERNEL_SOURCES := $(filter-out %.mod.c $(FEATURES),$(wildcard drivers/md/*.[ch])
 # target and the patched xfs both link against.
 REGISTRY_SYMBOLS := $(CURDIR)/block/Module.symvers
 
-.PHONY: all module features registry xfs testmod other-kernel userspace replay-log check demo lint clean
+# The kernel release KDIR was built for: where install puts modules.
+KRELEASE = $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null)
+MODDIR = $(DESTDIR)/lib/modules/$(KRELEASE)/updates/dm-subvol
+
+.PHONY: all module features registry xfs testmod other-kernel userspace replay-log check demo lint \
+	clean clean-modules install install-modules install-xfs uninstall uninstall-xfs
 
 all: module xfs testmod userspace replay-log
 
@@ -62,8 +75,8 @@ features:
 testmod:
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/kmod modules
 
-# The guest XFS with patches/xfs/6.1 applied (build/xfs/xfs.ko).
-xfs: registry
+# The guest XFS with patches/xfs/SERIES applied (build/xfs/xfs.ko).
+xfs:
 	KVER=$(KVER) KDIR=$(KDIR) scripts/build-xfs
 else
 module features registry testmod xfs: other-kernel
@@ -105,12 +118,41 @@ else
 	KVER=$(KVER) KDIR=$(KDIR) scripts/build-modules --sparse
 endif
 
-clean:
+# Modules go where depmod ranks them above the kernel's own (updates/,
+# depmod.d(5)); DKMS on Debian uses updates/dkms/ instead.  depmod runs
+# unless DESTDIR is set (a package's staging directory).
+install: install-modules
+	$(MAKE) -C userspace install
+
+install-modules: module
+	install -D -m 644 block/blk-space.ko $(MODDIR)/blk-space.ko
+	install -D -m 644 drivers/md/dm-subvol.ko $(MODDIR)/dm-subvol.ko
+	$(if $(DESTDIR),,depmod $(KRELEASE))
+
+install-xfs: xfs
+	install -D -m 644 build/xfs/xfs.ko $(MODDIR)/xfs.ko
+	$(if $(DESTDIR),,depmod $(KRELEASE))
+	@echo "installed the space-aware xfs.ko for $(KRELEASE): it replaces the stock xfs.ko" \
+		"from the next load or boot (update-initramfs -u if / is XFS); make uninstall-xfs undoes it"
+
+uninstall:
+	rm -f $(MODDIR)/blk-space.ko $(MODDIR)/dm-subvol.ko
+	$(if $(DESTDIR),,depmod $(KRELEASE))
+	$(MAKE) -C userspace uninstall
+
+uninstall-xfs:
+	rm -f $(MODDIR)/xfs.ko
+	$(if $(DESTDIR),,depmod $(KRELEASE))
+
+clean: clean-modules
+	$(MAKE) -C userspace clean
+
+clean-modules:
 ifneq ($(IN_TREE),)
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/block clean
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/drivers/md clean
-	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/kmod clean
+	$(if $(wildcard tests/kmod),$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/kmod clean)
+	rm -f $(FEATURES)
 else
 	rm -rf build/modules/$(KVER)
 endif
-	$(MAKE) -C userspace clean
