@@ -149,8 +149,8 @@ printf 'tail' | dd of="$raw" bs=1 seek=$((4 * 1048576 + 996)) conv=notrunc statu
 check "the raw file is off the pool's filesystem" test "$(stat -c %d "$raw")" != "$(stat -c %d "$X")"
 out=$(sv import "$raw" main/disk 2>&1)
 check_eq "import (a copy): says it rounds the size and what it copied" \
-	"Rounding the size up to 4.0M (4198400 bytes, whole 4096-byte host blocks)
-Volume main/disk imported from $raw (4.0M, 2.0M of data copied), inactive" "$out"
+	"Rounding the size up to 4M (4198400 bytes, whole 4096-byte host blocks)
+Volume main/disk imported from $raw (4M, 2M of data copied), inactive" "$out"
 check_eq "the image has the rounded size" 4198400 "$(stat -c %s "$M/disk.img")"
 check "its first bytes are the file's" cmp -n $((4 * 1048576 + 1000)) "$raw" "$M/disk.img"
 check "the rest is zeros" cmp -i $((4 * 1048576 + 1000)):0 -n 3096 "$M/disk.img" /dev/zero
@@ -167,7 +167,7 @@ mkdir "$X/incoming"
 cp "$raw" "$X/incoming/vm.raw"
 free_before=$(stat -f -c %f "$X")
 out=$(sv import "$X/incoming/vm.raw" main/vm 2>&1)
-check "import from the pool's filesystem says reflinked" grep -q "^Volume main/vm imported from $X/incoming/vm.raw (4.0M, reflinked), inactive$" <<<"$out" || show "$out"
+check "import from the pool's filesystem says reflinked" grep -q "^Volume main/vm imported from $X/incoming/vm.raw (4M, reflinked), inactive$" <<<"$out" || show "$out"
 check "the image's content is the file's" cmp -n $((4 * 1048576 + 1000)) "$raw" "$M/vm.img"
 check "its extents are shared with the file" shared "$M/vm.img"
 check "no data was written: free blocks within 16 of before" \

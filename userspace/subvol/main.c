@@ -62,11 +62,14 @@ static const struct command commands[] = {
 	  "\n"
 	  "Options of status and list:\n"
 	  "  -o, --output COLUMNS   the columns, comma-separated; +COLUMNS adds to\n"
-	  "                         the defaults\n"
+	  "                         the defaults; repeated -o add up\n"
+	  "  -O, --sort COLUMNS     list: sort by these (-COLUMN: descending)\n"
 	  "  -n, --noheadings       no heading line (status: values without labels)\n"
 	  "      --separator STR    fields apart by STR, not aligned\n"
 	  "  -J, --json             JSON\n"
 	  "  -b, --bytes            sizes in bytes\n"
+	  "      --units UNIT       sizes in UNIT (h, b, s, k..e, K..E; see list)\n"
+	  "      --nosuffix         sizes without their unit (with --units)\n"
 	  "\n"
 	  "  status fields: pool,path,id,created,volumes,snapshots,active,\n"
 	  "    virtual_size,allocated,host_size,host_free,host_lv,\n"
@@ -131,34 +134,44 @@ static const struct command commands[] = {
 	  "\n"
 	  "  Remove the device; refused while it is open (mounted).\n" },
 	{ "list", cmd_list, false, false,
-	  "list [options] [POOL...]\n"
+	  "list [options] [POOL | POOL/VOLUME...]\n"
 	  "\n"
 	  "  The volumes and snapshots of the pools (default: every registered\n"
-	  "  pool): size, space allocated on the host, origin, device.\n"
+	  "  pool), or of POOL/VOLUME the volume and its snapshots: size, space\n"
+	  "  allocated on the host, origin, device.  EXCLUSIVE (-o +exclusive) is\n"
+	  "  the host space no other image shares: what removing it frees.\n"
 	  "\n"
 	  "  -o, --output COLUMNS   the columns, comma-separated; +COLUMNS adds to\n"
-	  "                         the defaults\n"
+	  "                         the defaults; repeated -o add up\n"
+	  "  -O, --sort COLUMNS     sort by these columns (-COLUMN: descending)\n"
+	  "  -t, --type KINDS       volume, snapshot or all (comma-separated)\n"
 	  "  -n, --noheadings       no heading line\n"
 	  "      --separator STR    fields apart by STR, not aligned\n"
 	  "  -J, --json             JSON\n"
 	  "  -b, --bytes            sizes in bytes\n"
+	  "      --units UNIT       sizes in UNIT: h (human, default), b, s, k, m, g,\n"
+	  "                         t, p, e (powers of 1024), K..E (of 1000)\n"
+	  "      --nosuffix         sizes without their unit (with --units)\n"
 	  "\n"
 	  "  Columns: pool,name,kind,size,alloc,origin,device,created; also id,\n"
 	  "  origin_id,image,guarantee,no_space,no_space_timeout,low_water_mark,\n"
-	  "  ignore_discard,extent_size,host_lvm\n" },
+	  "  ignore_discard,extent_size,host_lvm,state,exclusive,shared\n" },
 	{ "status", cmd_status, false, false,
-	  "status [options] POOL/VOLUME\n"
+	  "status [options] POOL/VOLUME...\n"
 	  "\n"
-	  "  A volume's options as it was created with them, and its sizes and\n"
+	  "  Each volume's options as it was created with them, and its sizes and\n"
 	  "  space as the target reports them (virtual size, backed, shared,\n"
-	  "  promised, copy-on-write reserve, host free).\n"
+	  "  promised, copy-on-write reserve, host free); a blank line between\n"
+	  "  volumes, one JSON array of them.\n"
 	  "\n"
 	  "  -o, --output FIELDS    the fields, comma-separated; +FIELDS adds to\n"
-	  "                         the defaults\n"
+	  "                         the defaults; repeated -o add up\n"
 	  "  -n, --noheadings       values alone, without their labels\n"
 	  "      --separator STR    NAME STR VALUE lines, not aligned\n"
 	  "  -J, --json             JSON\n"
 	  "  -b, --bytes            sizes in bytes\n"
+	  "      --units UNIT       sizes in UNIT (h, b, s, k..e, K..E; see list)\n"
+	  "      --nosuffix         sizes without their unit (with --units)\n"
 	  "\n"
 	  "  Fields: pool,volume,kind,state,device,image,size,guarantee,no_space,\n"
 	  "  no_space_timeout,low_water_mark,ignore_discard,extent_size,host_lvm,backed,\n"
@@ -257,6 +270,28 @@ static const struct command commands[] = {
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+#define MAX_OPTIONS	64
+
+int cmd_getopt(int argc, char **argv, const char *shortopts,
+	       const struct option *longopts)
+{
+	static struct option all[MAX_OPTIONS + 2];
+	static char shorts[MAX_OPTIONS * 3];
+	int n, c;
+
+	/* The command's options and -v; built anew, getopt keeps no pointers. */
+	for (n = 0; longopts[n].name && n < MAX_OPTIONS; n++)
+		all[n] = longopts[n];
+	all[n++] = (struct option){ "verbose", no_argument, NULL, 'v' };
+	all[n] = (struct option){ NULL, 0, NULL, 0 };
+	snprintf(shorts, sizeof(shorts), "%sv", shortopts);
+	while ((c = getopt_long(argc, argv, shorts, all, NULL)) == 'v') {
+		verbosity++;
+		verbose = true;
+	}
+	return c;
+}
 
 /* How many -v an argument is: "-v", "-vv", "--verbose"; 0 for others. */
 static int verbose_option(const char *arg)

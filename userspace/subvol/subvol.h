@@ -58,6 +58,7 @@ void trace(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int parse_size(const char *s, uint64_t *bytes);
 bool size_round_up(uint64_t *size, uint64_t block, uint64_t max);
 void format_size(char *buf, size_t len, uint64_t bytes);
+void format_size_in(char *buf, size_t len, uint64_t bytes, char unit, bool suffix);
 bool valid_name(const char *name);
 void new_id(char id[SUBVOL_ID_LEN + 1]);
 int confirm(const char *question);
@@ -205,6 +206,8 @@ int volume_load(struct pool *pool, const char *name, struct volume *vol,
 void volume_dm_name(const struct volume *vol, char *out, size_t len);
 void volume_dm_uuid(const struct volume *vol, char *out, size_t len);
 uint64_t volume_allocated(const struct volume *vol);
+/* extent_usage() of its image; -1 (errno) when it cannot be read. */
+int volume_usage(const struct volume *vol, uint64_t *exclusive, uint64_t *shared);
 
 /* image.c: image files; new ones become visible only when complete. */
 struct new_image {
@@ -237,6 +240,7 @@ int image_check_seal(struct pool *pool, int fd, const char *id, char *why,
 struct dm_info_lite {
 	bool exists;
 	bool suspended;
+	bool read_only;
 	int open_count;
 	unsigned int major, minor;
 };

@@ -4,6 +4,7 @@
  * and the device-mapper name and UUID of its device.
  */
 #include "subvol.h"
+#include "extents.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -121,4 +122,17 @@ uint64_t volume_allocated(const struct volume *vol)
 	if (stat(vol->path, &st))
 		return 0;
 	return (uint64_t)st.st_blocks * 512;
+}
+
+int volume_usage(const struct volume *vol, uint64_t *exclusive, uint64_t *shared)
+{
+	int fd = open(vol->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW), r, saved;
+
+	if (fd < 0)
+		return -1;
+	r = extent_usage(fd, exclusive, shared);
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return r;
 }

