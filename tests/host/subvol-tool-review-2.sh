@@ -122,6 +122,29 @@ check_eq "status --units k" "1064960.00k" "$(sv status --units k -o size -n vms/
 err_is "--units x: usage error" 2 '"x" is not a unit' sv list --units x vms
 check_eq "--units does not change JSON: bytes" "1090519040" "$(sv list --json --units g -o size vms/r | py 'print(d["volumes"][0]["size"])')"
 
+# --- item 5: resize as lvresize takes it ------------------------------------------
+size_of() { stat -c %s "$1" 2>&1; }
+out=$(sv resize vms/r --size -100M --yes 2>&1)
+check_eq "resize --size -100M: 100M less" $((940 * MiB)) "$(size_of "$V/r.img")" || show "$out"
+check "and says from what to what" grep -q '^Volume vms/r shrunk from 1G to 940M$' <<<"$out" || show "$out"
+check "resize -L +60M (lvresize's -L)" sv resize -L +60M vms/r
+check_eq "is 1000M" $((1000 * MiB)) "$(size_of "$V/r.img")"
+out=$(sv resize -s 1G vms/r 2>&1)
+check "growing says from what to what" grep -q '^Volume vms/r grown from 1000M to 1G$' <<<"$out" || show "$out"
+err_is "resize --size -2G of a 1G volume: usage error" 2 '"?-2G"? takes away 2G, not less than its size \(1G\)' sv resize --size -2G --yes vms/r
+err_is "resize --size -1G: the whole of it: usage error" 2 'not less than its size' sv resize --size -1G --yes vms/r
+check_eq "r keeps its size" $((1024 * MiB)) "$(size_of "$V/r.img")"
+tty_out=$(script -qec "'$SUBVOL' resize -s -124M vms/r" /dev/null 2>&1 </dev/null | tr -d '\r')
+check "the shrink question gives the size now, after and the difference" \
+	grep -q 'Shrink vms/r from 1G to 900M (by 124M)?' <<<"$tty_out" || show "$tty_out"
+check_eq "not answered: not shrunk" $((1024 * MiB)) "$(size_of "$V/r.img")"
+err_is "resize -r of an inactive volume: refused, says why" 1 \
+	'volume vms/r: --resizefs: it is inactive' sv resize -r -s +1M vms/r
+check_eq "nothing changed" $((1024 * MiB)) "$(size_of "$V/r.img")"
+err_is "resize -r --size -1M: usage error" 2 'cannot shrink' sv resize -r --size -1M vms/r
+check "rollback --force vms/db to b (16M, of web)" bash -c "'$SUBVOL' rollback --force vms/db b >'$work/out' 2>&1"
+check "says the size changed" grep -q '^Volume vms/db rolled back to snapshot vms/b; its size went from 4M to 16M$' "$work/out" || show "$(cat "$work/out")"
+
 # --- items 9, 11: repeated -o add up; an empty list in JSON ------------------------
 check_eq "list -o name -o size: both, as lvs" "NAME SIZE" "$(sv list -o name -o size vms/r | head -n 1 | squeeze)"
 check_eq "list -o +id -o kind: the defaults, id, kind" "CREATED ID KIND" \

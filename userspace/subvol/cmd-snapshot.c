@@ -678,7 +678,8 @@ out:
 int cmd_rollback(int argc, char **argv)
 {
 	struct new_image img = { .fd = -1 };
-	char name[DM_NAME_LEN];
+	char name[DM_NAME_LEN], from[32], to[32];
+	uint64_t old_size;
 	struct clone_result res;
 	struct volume vol, snap;
 	const char *slash;
@@ -729,11 +730,19 @@ int cmd_rollback(int argc, char **argv)
 	if (volume_clone(&snap, &img, &res, vol.meta.extent_size))
 		goto out;
 	/* The volume stays itself (id, policies); its content and size go back. */
+	old_size = vol.meta.size;
 	vol.meta.size = snap.meta.size;
 	if (finish(&vol, &img, true, false))
 		goto out;
-	printf("Volume %s/%s rolled back to snapshot %s/%s\n", pool.meta.name, vol.name,
+	printf("Volume %s/%s rolled back to snapshot %s/%s", pool.meta.name, vol.name,
 	       pool.meta.name, snap.name);
+	/* --force may bring another volume's size: say so. */
+	if (old_size != snap.meta.size) {
+		format_size(from, sizeof(from), old_size);
+		format_size(to, sizeof(to), snap.meta.size);
+		printf("; its size went from %s to %s", from, to);
+	}
+	putchar('\n');
 	/* The old image's blocks are free: its clones share less. */
 	pool_rescan_sharing(&pool);
 	r = 0;

@@ -204,11 +204,18 @@ static const struct command commands[] = {
 	  "  Replace an inactive VOLUME's content (and size) with SNAPSHOT's, in\n"
 	  "  one step; --force allows a snapshot of another volume.\n" },
 	{ "resize", cmd_resize, false, true,
-	  "resize --size [+]SIZE [--yes] POOL/VOLUME\n"
+	  "resize --size [+|-]SIZE [--resizefs] [--yes] POOL/VOLUME\n"
 	  "\n"
 	  "  Grow a volume, active or not (then run xfs_growfs in the guest).\n"
 	  "  Shrinking needs the volume inactive and --yes or a terminal's\n"
-	  "  confirmation: data past the new end is lost.\n" },
+	  "  confirmation: data past the new end is lost.\n"
+	  "\n"
+	  "  -s, -L, --size [+|-]SIZE  the new size; +SIZE grows by, -SIZE\n"
+	  "                         shrinks by (as lvresize -L)\n"
+	  "  -r, --resizefs         grow its filesystem too, mounted on this host\n"
+	  "                         (xfs_growfs, resize2fs); refused, with nothing\n"
+	  "                         changed, when it is not\n"
+	  "  -y, --yes              shrink without asking\n" },
 	{ "set", cmd_set, false, true,
 	  "set [options] POOL/VOLUME\n"
 	  "\n"
