@@ -145,6 +145,23 @@ err_is "resize -r --size -1M: usage error" 2 'cannot shrink' sv resize -r --size
 check "rollback --force vms/db to b (16M, of web)" bash -c "'$SUBVOL' rollback --force vms/db b >'$work/out' 2>&1"
 check "says the size changed" grep -q '^Volume vms/db rolled back to snapshot vms/b; its size went from 4M to 16M$' "$work/out" || show "$(cat "$work/out")"
 
+# --- first part, item 4: what a user cannot read is not shown as 0 -----------------
+chmod 755 "$work" "$work/mnt" "$X" "$V" "$SUBVOL_CONFIG_DIR" "$SUBVOL_CONFIG_DIR/pools" 2>/dev/null
+# The volumes' images (snapshots are immutable, and stay readable).
+chmod 600 "$V"/web.img "$V"/db.img "$V"/big.img
+nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups -- "$SUBVOL" "$@"; }
+err_is "pool status -J as a user who cannot read the images: exit 1, one line says so" 1 \
+	'pool vms: [0-9]+ of its [0-9]+ images cannot be read.*Permission denied' nobody pool status -J vms
+check_eq "and only one line" 1 "$(nobody pool status -J vms 2>&1 >/dev/null | wc -l)"
+out=$(nobody pool status -J vms 2>/dev/null)
+check_eq "volumes, snapshots, active, virtual_size, allocated: null, not 0" "None None None None None" \
+	"$(py 'r = d["pool"][0]; print(r["volumes"], r["snapshots"], r["active"], r["virtual_size"], r["allocated"])' <<<"$out")" || show "$out"
+check_eq "pool list as that user: - for the counts" "vms - -" \
+	"$(nobody pool list --noheadings -o name,volumes,snapshots 2>/dev/null | squeeze | grep '^vms ')"
+check_eq "pool status as root: the counts" "5 2" \
+	"$(sv pool status -J vms | py 'r = d["pool"][0]; print(r["volumes"], r["snapshots"])')"
+chmod 644 "$V"/web.img "$V"/db.img "$V"/big.img
+
 # --- items 9, 11: repeated -o add up; an empty list in JSON ------------------------
 check_eq "list -o name -o size: both, as lvs" "NAME SIZE" "$(sv list -o name -o size vms/r | head -n 1 | squeeze)"
 check_eq "list -o +id -o kind: the defaults, id, kind" "CREATED ID KIND" \

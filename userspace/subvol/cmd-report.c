@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <libdevmapper.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -748,32 +749,46 @@ static const struct field pool_list_columns[P_NR] = {
 	[P_LAST_ERROR_TIME] = { "last_error_time", FIELD_STRING, .hidden = true },
 };
 
+/* errmsg's first line while counting a pool's images, and how many. */
+static char count_error[512];
+static unsigned int count_errors;
+
+static void count_error_sink(const char *msg)
+{
+	if (!count_errors++)
+		snprintf(count_error, sizeof(count_error), "%s", msg);
+}
+
 /*
  * A pool's fields into f (a copy of one of the tables above); -1 when an
- * image could not be read, so that the counts are short.
+ * image could not be read: then the counts are unknown (null, "-"), never
+ * short, and one line says how many images could not be read and why.
  */
 static int pool_fields(struct pool *pool, struct field *f, struct pool_texts *t,
 		       bool bytes)
 {
 	const struct autoextend *a = &pool->meta.autoextend;
 	char vg[DM_NAME_LEN], lv[DM_NAME_LEN], err[256];
-	uint64_t virt = 0, alloc = 0, nvol = 0, nsnap = 0, nactive = 0;
+	uint64_t virt = 0, alloc = 0, nvol = 0, nsnap = 0, nactive = 0, n = 0;
 	struct statvfs sv;
 	struct volume vol;
 	char **names, **p;
+	void (*saved_sink)(const char *msg);
 	bool bad = false;
+	int i;
 
 	names = pool_volumes(pool);
 	if (!names) {
 		errmsg("pool %s: cannot read %s: %s", pool->meta.name, pool->path, strerror(errno));
 		bad = true;
 	}
-	/* An image it cannot read makes the counts wrong: say so, exit 1. */
-	for (p = names; p && *p; p++) {
-		if (volume_load(pool, *p, &vol, true)) {
-			bad = true;
+	/* An image it cannot read makes the counts wrong: say so once, exit 1. */
+	count_errors = 0;
+	saved_sink = errmsg_sink;
+	errmsg_sink = count_error_sink;
+	for (p = names; p && *p; p++, n++) {
+		if (volume_load(pool, *p, &vol, true))
 			continue;
-		}
 		if (vol.meta.kind == VOLUME_KIND_SNAPSHOT)
 			nsnap++;
 		else
@@ -783,6 +798,14 @@ static int pool_fields(struct pool *pool, struct field *f, struct pool_texts *t,
 		if (volume_active(&vol, NULL, 0, NULL) == 1)
 			nactive++;
 	}
+	errmsg_sink = saved_sink;
+	if (count_errors) {
+		errmsg("pool %s: %u of its %" PRIu64 " images cannot be read, so its counts are not shown (%s)",
+		       pool->meta.name, count_errors, n, count_error);
+		bad = true;
+	}
+	for (i = P_VOLUMES; i <= P_ALLOCATED; i++)
+		f[i].null = bad;
 	free_names(names);
 	if (fstatvfs(pool->dirfd, &sv))
 		memset(&sv, 0, sizeof(sv));
