@@ -162,6 +162,28 @@ check_eq "pool status as root: the counts" "5 2" \
 	"$(sv pool status -J vms | py 'r = d["pool"][0]; print(r["volumes"], r["snapshots"])')"
 chmod 644 "$V"/web.img "$V"/db.img "$V"/big.img
 
+# --- item 8: options parsed by getopt alone ------------------------------------------
+check_eq "list --separator -v: -v is the separator" "NAME-vKIND;r-vvolume" \
+	"$(sv list -o name,kind --separator -v vms/r 2>&1 | paste -sd ';')"
+check_eq "list -o name --separator=-v, as before" "r" "$(sv list -n -o name --separator=-v vms/r 2>&1)"
+err_is "pool set --autoextend-command -h as a user: needs root (-h is the command)" 1 \
+	'^subvol: pool: needs root' nobody pool set --autoextend-command -h vms
+check_eq "the policy is unchanged" "-" "$(sv pool status -n -o autoextend_command vms)"
+check "as root, pool set --autoextend-command -h sets \"-h\"" sv pool set --autoextend-command -h vms
+check_eq "the command is -h" "-h" "$(sv pool status -n -o autoextend_command vms)"
+check "pool set --autoextend-command '' (none again)" sv pool set --autoextend-command '' vms
+check_eq "-v anywhere still counts (after the arguments)" 0 "$(sv list vms/r -v >/dev/null 2>&1; echo $?)"
+check "rename -v traces what it does" grep -q . <<<"$(sv rename vms/big big2 -v 2>&1 >/dev/null)"
+check "-vv: twice" sv rename -vv vms/big2 big
+check_eq "a -v after -- is a name, not an option" 2 "$(sv remove -- -v >/dev/null 2>&1; echo $?)"
+for c in "set --low-water 1M vms/web" "rename vms/web x" "import $work/none vms/i" "receive vms" \
+	"pool set --autoextend-threshold 80 vms" "pool export vms" "pool remove vms" "monitor --once"; do
+	# shellcheck disable=SC2086
+	err_is "as a user: $c: needs root" 1 "^subvol: ${c%% *}: needs root" nobody $c </dev/null
+done
+check_eq "--help as a user: help, exit 0" 0 "$(nobody set --help >/dev/null 2>&1; echo $?)"
+check_eq "-h after the arguments as a user: help too" 0 "$(nobody resize vms/r -h >/dev/null 2>&1; echo $?)"
+
 # --- items 9, 11: repeated -o add up; an empty list in JSON ------------------------
 check_eq "list -o name -o size: both, as lvs" "NAME SIZE" "$(sv list -o name -o size vms/r | head -n 1 | squeeze)"
 check_eq "list -o +id -o kind: the defaults, id, kind" "CREATED ID KIND" \

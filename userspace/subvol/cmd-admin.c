@@ -28,7 +28,7 @@ static int no_options(const char *cmd, int argc, char **argv)
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = cmd_getopt(argc, argv, "h", opts)) != -1) {
 		if (c == 'h') {
 			command_help(cmd);
 			return -1;
@@ -176,7 +176,7 @@ int cmd_set(int argc, char **argv)
 	struct volume vol;
 	int c, fd = -1, r, active;
 
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = cmd_getopt(argc, argv, "h", opts)) != -1) {
 		switch (c) {
 		case 'n':
 		case 't':
@@ -460,7 +460,7 @@ int cmd_import(int argc, char **argv)
 	struct stat st;
 	int c, src = -1, r = EXIT_REFUSED;
 
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = cmd_getopt(argc, argv, "h", opts)) != -1) {
 		switch (c) {
 		case 'M':
 			move = true;
@@ -671,7 +671,7 @@ int cmd_pool_admin(const char *sub, int argc, char **argv)
 	bool yes = false, remove = !strcmp(sub, "remove");
 	int c;
 
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = cmd_getopt(argc, argv, "h", opts)) != -1) {
 		if (c == 'y' && remove)
 			yes = true;
 		else if (c == 'h')

@@ -221,7 +221,7 @@ int cmd_diff(int argc, char **argv)
 	uint64_t bytes = 0;
 	size_t i;
 
-	while ((ch = getopt_long(argc, argv, "Jh", opts, NULL)) != -1) {
+	while ((ch = cmd_getopt(argc, argv, "Jh", opts)) != -1) {
 		if (ch == 'J')
 			json = true;
 		else if (ch == 'h')
@@ -332,7 +332,7 @@ static int stream_options(int argc, char **argv, const char **from, bool *sum,
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, from ? "f:sqh" : "sqh", opts, NULL)) != -1) {
+	while ((c = cmd_getopt(argc, argv, from ? "f:sqh" : "sqh", opts)) != -1) {
 		switch (c) {
 		case 'f':
 			/* getopt_long matches --from for receive too. */

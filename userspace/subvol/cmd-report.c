@@ -920,7 +920,7 @@ int cmd_pool(int argc, char **argv)
 	argc--;
 	argv++;
 	if (!strcmp(sub, "create") || !strcmp(sub, "import")) {
-		while ((c = getopt_long(argc, argv, "N:h", opts, NULL)) != -1) {
+		while ((c = cmd_getopt(argc, argv, "N:h", opts)) != -1) {
 			if (c == 'N')
 				name = optarg;
 			else if (c == 'h')

@@ -483,7 +483,7 @@ static int parse_common(const char *cmd, int argc, char **argv, bool *writable,
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "wafh", opts, NULL)) != -1) {
+	while ((c = cmd_getopt(argc, argv, "wafh", opts)) != -1) {
 		switch (c) {
 		case OPT_WAIT:
 		case OPT_NO_WAIT:

@@ -158,7 +158,7 @@ int cmd_create(int argc, char **argv)
 	uint64_t block, v;
 	int c, r;
 
-	while ((c = getopt_long(argc, argv, "s:e:m::Ih", opts, NULL)) != -1) {
+	while ((c = cmd_getopt(argc, argv, "s:e:m::Ih", opts)) != -1) {
 		switch (c) {
 		case 's':
 			r = parse_size(optarg, &meta.size);
@@ -281,7 +281,7 @@ static int each_volume(const char *cmd, int argc, char **argv, bool activate)
 	struct volume vol;
 	int c, i, r, status = 0;
 
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = cmd_getopt(argc, argv, "h", opts)) != -1) {
 		if (c == 'h')
 			return command_help(cmd);
 		return usage_error(cmd, NULL);
@@ -346,7 +346,7 @@ int cmd_remove(int argc, char **argv)
 	struct volume vol;
 	int c, i, r, status = 0;
 
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = cmd_getopt(argc, argv, "h", opts)) != -1) {
 		if (c == 'h')
 			return command_help("remove");
 		return usage_error("remove", NULL);

@@ -278,6 +278,34 @@ static const struct command commands[] = {
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 
+/* The command running, for the checks made once its options are parsed. */
+static const struct command *running;
+static int running_argc;
+static char **running_argv;
+static bool checked;
+
+static bool needs_root(const struct command *cmd, int argc, char **argv);
+
+/*
+ * Root and device-mapper, before the command does anything: once its
+ * options are parsed, so that --help is help, and "-h" the argument of
+ * an option is not.  Exits when refused.
+ */
+static void check_command(void)
+{
+	if (checked || !running)
+		return;
+	checked = true;
+	if (needs_root(running, running_argc, running_argv) && geteuid() != 0) {
+		errmsg("%s: needs root (it changes images, their seals and devices)", running->name);
+		exit(EXIT_REFUSED);
+	}
+	if (running->needs_dm && !dm_available()) {
+		errmsg("%s: device-mapper is not available here (%s)", running->name, DM_LOAD_HINT);
+		exit(EXIT_REFUSED);
+	}
+}
+
 #define MAX_OPTIONS	64
 
 int cmd_getopt(int argc, char **argv, const char *shortopts,
@@ -297,17 +325,9 @@ int cmd_getopt(int argc, char **argv, const char *shortopts,
 		verbosity++;
 		verbose = true;
 	}
+	if (c == -1)
+		check_command();
 	return c;
-}
-
-/* How many -v an argument is: "-v", "-vv", "--verbose"; 0 for others. */
-static int verbose_option(const char *arg)
-{
-	if (!strcmp(arg, "--verbose"))
-		return 1;
-	if (arg[0] != '-' || !arg[1] || strspn(arg + 1, "v") != strlen(arg + 1))
-		return 0;
-	return strlen(arg + 1);
 }
 
 /* pool: its status and list read; the other subcommands change things. */
@@ -401,8 +421,7 @@ int main(int argc, char **argv)
 	};
 	const struct command *cmd;
 	static char argv0[64];
-	bool help;
-	int c, i, j;
+	int c, i;
 
 	/* Names print as the user's locale has them (UTF-8 rather than \xc3). */
 	setlocale(LC_CTYPE, "");
@@ -435,34 +454,20 @@ int main(int argc, char **argv)
 		fprintf(stderr, "Try '%s --help'.\n", progname);
 		return EXIT_USAGE;
 	}
-	/* --verbose anywhere, as lvm takes it; up to "--". */
-	for (i = j = optind + 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--"))
-			break;
-		c = verbose_option(argv[i]);
-		if (c)
-			verbosity += c;
-		else
-			argv[j++] = argv[i];
-	}
-	while (i < argc)
-		argv[j++] = argv[i++];
-	argv[j] = NULL;
-	argc = j;
-	help = false;
-	for (i = optind + 1; i < argc && strcmp(argv[i], "--"); i++)
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
-			help = true;
+	/*
+	 * Without -h or --help among the arguments, nothing is help: check
+	 * now.  With one, the command's own parse tells (cmd_getopt).
+	 */
+	running = cmd;
+	running_argc = argc - optind;
+	running_argv = argv + optind;
 	verbose = verbosity > 0;
 	dm_setup_logging();
-	if (!help && needs_root(cmd, argc - optind, argv + optind) && geteuid() != 0) {
-		errmsg("%s: needs root (it changes images, their seals and devices)", cmd->name);
-		return EXIT_REFUSED;
-	}
-	if (cmd->needs_dm && !help && !dm_available()) {
-		errmsg("%s: device-mapper is not available here (%s)", cmd->name, DM_LOAD_HINT);
-		return EXIT_REFUSED;
-	}
+	for (i = optind + 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+			break;
+	if (i == argc || !strcmp(argv[i], "--"))
+		check_command();
 	argc -= optind;
 	argv += optind;
 	optind = 0;	/* the command parses its own options, reinitialised (permuting) */
