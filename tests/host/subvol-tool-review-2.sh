@@ -184,6 +184,24 @@ done
 check_eq "--help as a user: help, exit 0" 0 "$(nobody set --help >/dev/null 2>&1; echo $?)"
 check_eq "-h after the arguments as a user: help too" 0 "$(nobody resize vms/r -h >/dev/null 2>&1; echo $?)"
 
+# --- superblocks probed by libblkid --------------------------------------------------
+# An image that only starts with XFS's magic is no XFS: no mount hint, no
+# xfs_admin on its clone (the old check read 4 bytes).
+check "vms/fake: 4M, XFSB then zeros" sv create --inactive -s 4M vms/fake
+printf 'XFSB' | dd of="$V/fake.img" conv=notrunc status=none
+out=$(sv snapshot vms/fake fakes 2>&1)
+check_eq "its snapshot gets no XFS mount hint" "" "$(grep -i 'nouuid' <<<"$out")"
+out=$(sv clone vms/fakes fakec 2>&1)
+check_eq "its clone no note about the XFS UUID" "" "$(grep -i 'uuid' <<<"$out")"
+check "vms/realxfs: an XFS in it" sv create --inactive -s 300M vms/realxfs
+mkfs.xfs -q "$V/realxfs.img"
+out=$(sv snapshot vms/realxfs rx 2>&1)
+check "a real XFS's snapshot gets the hint" grep -q 'nouuid' <<<"$out" || show "$out"
+check "a clone of it" sv clone vms/rx rxc
+check "gets a new XFS UUID (blkid reads it)" \
+	test "$(blkid -p -o value -s UUID "$V/rx.img")" != "$(blkid -p -o value -s UUID "$V/rxc.img")"
+check "remove them" sv remove vms/rxc vms/rx vms/realxfs vms/fakec vms/fakes vms/fake
+
 # --- items 9, 11: repeated -o add up; an empty list in JSON ------------------------
 check_eq "list -o name -o size: both, as lvs" "NAME SIZE" "$(sv list -o name -o size vms/r | head -n 1 | squeeze)"
 check_eq "list -o +id -o kind: the defaults, id, kind" "CREATED ID KIND" \

@@ -224,6 +224,12 @@ int image_unlink(struct pool *pool, const char *name);
 int image_rename(struct pool *pool, const char *old_name, const char *new_name);
 void image_free_blocks(int fd);
 int image_forget_sharing(int fd);
+/*
+ * What libblkid finds at the start of the image (or device) fd: the
+ * superblock's TYPE ("xfs", "ext4", "LVM2_member") and UUID, "" when none
+ * or more than one; -1 when it cannot probe.
+ */
+int image_probe(int fd, char *type, size_t typelen, char *uuid, size_t uuidlen);
 bool image_is_xfs(int fd);
 int image_new_xfs_uuid(struct new_image *img, char *err, size_t errlen);
 
