@@ -118,7 +118,7 @@ pool_id=$(getfattr --absolute-names --only-values -n user.subvol.pool "$M" | sed
 check "create --inactive --host-lvm main/pv" sv create --inactive --host-lvm --size 8M main/pv
 check "create --inactive main/plain" sv create --inactive --size 8M main/plain
 check_eq "metadata: host_lvm=1, and 0 by default" "1 0" "$(meta host_lvm "$M/pv.img") $(meta host_lvm "$M/plain.img")"
-check_eq "status: Host lvm yes" "yes" "$(sv status main/pv | sed -n 's/^Host lvm: *//p')"
+check_eq "status: Host LVM yes" "yes" "$(sv status main/pv | sed -n 's/^Host LVM: *//p')"
 check_eq "status --json: host_lvm true" "true" \
 	"$(sv status --json main/pv | tr -d ' \n' | grep -o '"host_lvm":[a-z]*' | cut -d: -f2)"
 check_eq "list -o name,host_lvm" "plain no

@@ -211,4 +211,24 @@ out=$(sv list --json empty)
 check_eq "list --json of an empty pool: an empty array" "[]" "$(py 'print(d["volumes"])' <<<"$out")" || show "$out"
 check_eq "without a blank line in it" 0 "$(grep -c '^ *$' <<<"$out")" || show "$out"
 
+# --- item 11: subvol help, udev-name --help, the synopsis, labels, progress --------
+check_eq "subvol help: the usage, exit 0" "$(sv --help)" "$(sv help 2>&1)"
+check_eq "subvol help resize: resize's" "$(sv resize --help)" "$(sv help resize 2>&1)"
+err_is "subvol help bogus: usage error" 2 'help: unknown command "bogus"' sv help bogus
+out=$(sv udev-name --help 2>&1)
+check_eq "udev-name --help: exit 0" 0 "$(sv udev-name --help >/dev/null 2>&1; echo $?)"
+check "with its usage" grep -q '^Usage: subvol udev-name DM_NAME' <<<"$out" || show "$out"
+check_eq "udev-name is still left out of --help" 0 "$(sv --help | grep -c udev-name)"
+synopsis=$(groff -man -Tascii -P-cbu "$MAN" 2>/dev/null | grep 'subvol snapshot \[')
+check "man SYNOPSIS: [--wait | --no-wait]" grep -qF '[--wait | --no-wait]' <<<"$synopsis" || show "$synopsis"
+check "status labels: Host LVM" grep -q '^Host LVM: *no$' <<<"$(sv status vms/web)"
+check "pool status labels: Host LV" grep -q '^Host LV:' <<<"$(sv pool status vms)"
+check "status labels: ID, Origin ID" grep -q '^Origin ID:' <<<"$(sv status vms/b)"
+tty_out=$(script -qec "'$SUBVOL' send vms/b >/dev/null" /dev/null 2>&1 </dev/null | tr '\r' '\n')
+check "send's progress line: WHAT: DONE of TOTAL (N%)" grep -qE '^send: [0-9.]+[BKMG] of [0-9.]+[BKMG] \([0-9]+%\)' <<<"$tty_out" || show "$tty_out"
+# A snapshot copy runs only on an active volume (device-mapper): its line
+# is checked by its code, which must be the same function.
+check "the snapshot copy's progress line is the same function (progress_line)" \
+	grep -q 'progress_line(what' "$ROOT/userspace/subvol/cmd-snapshot.c"
+
 finish

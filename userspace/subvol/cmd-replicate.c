@@ -56,7 +56,6 @@ static void progress_init(struct progress *p, const char *what, uint64_t total,
 
 static void progress_show(struct progress *p, uint64_t done, bool final)
 {
-	char a[32], b[32];
 	double now;
 
 	if (!p->on)
@@ -65,10 +64,7 @@ static void progress_show(struct progress *p, uint64_t done, bool final)
 	if (!final && now - p->last < 0.5)
 		return;
 	p->last = now;
-	format_size(a, sizeof(a), done);
-	format_size(b, sizeof(b), p->total);
-	fprintf(stderr, "\r%s: %s of %s (%.0f%%)%s", p->what, a, b,
-		p->total ? 100.0 * done / p->total : 100.0, final ? "\n" : "  ");
+	progress_line(p->what, done, p->total, final);
 }
 
 /*

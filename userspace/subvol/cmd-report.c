@@ -998,6 +998,8 @@ int cmd_udev_name(int argc, char **argv)
 	const char *p;
 	size_t n = 0;
 
+	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")))
+		return command_help("udev-name");
 	if (argc < 2 || argc > 3 ||
 	    strncmp(argv[1], SUBVOL_NAME_PREFIX, strlen(SUBVOL_NAME_PREFIX)))
 		return EXIT_REFUSED;

@@ -188,15 +188,12 @@ static int clone_active(struct volume *src, const char *name, int src_fd,
 	return -1;
 }
 
-/* A "\r"-updated progress line on a terminal. */
+/* A "\r"-updated progress line on a terminal, in sectors copied. */
 static void progress(bool tty, const char *what, unsigned long long done,
-		     unsigned long long total)
+		     unsigned long long total, bool final)
 {
-	if (!tty)
-		return;
-	fprintf(stderr, "\r%s: copying, %3.0f%% of %llu MiB", what,
-		total ? 100.0 * done / total : 100.0, total >> 11);
-	fflush(stderr);
+	if (tty)
+		progress_line(what, (uint64_t)done << 9, (uint64_t)total << 9, final);
 }
 
 /*
@@ -219,7 +216,7 @@ int volume_clone_wait(struct volume *src, struct clone_result *res, bool show)
 
 	if (!res->copying)
 		return 0;
-	snprintf(what, sizeof(what), "%s/%s", pn, src->name);
+	snprintf(what, sizeof(what), "snapshot of %s/%s", pn, src->name);
 	/* Other commands on the pool need not wait for the copy. */
 	pool_unlock(src->pool);
 	interrupted = 0;
@@ -251,16 +248,15 @@ int volume_clone_wait(struct volume *src, struct clone_result *res, bool show)
 			res->copying = false;
 			break;
 		}
-		progress(tty, what, st.copy_copied_sectors, st.copy_total_sectors);
+		progress(tty, what, st.copy_copied_sectors, st.copy_total_sectors, false);
 		total = st.copy_total_sectors;
 		shown = tty;
 		usleep(100000);
 	}
-	if (shown) {
-		if (!r)
-			progress(tty, what, total, total);
+	if (shown && !r)
+		progress(tty, what, total, total, true);
+	else if (shown)
 		fputc('\n', stderr);
-	}
 	for (i = 0; i < 3; i++)
 		sigaction(sigs[i], &old[i], NULL);
 

@@ -21,7 +21,10 @@ struct command {
 	bool needs_dm;		/* refuses at once without device-mapper */
 	bool needs_root;	/* changes images, seals or devices */
 	const char *help;
+	bool internal;		/* left out of --help: the udev rules' helper */
 };
+
+static int cmd_help(int argc, char **argv);
 
 static const struct command commands[] = {
 	{ "pool", cmd_pool, false, false,
@@ -273,7 +276,17 @@ static const struct command commands[] = {
 	  "      --check        whether the filter is there (exit 0) or not (1)\n"
 	  "      --remove       take the filter out again\n"
 	  "      --file FILE    the lvm.conf to change\n" },
-	{ "udev-name", cmd_udev_name, false, false, NULL },
+	{ "help", cmd_help, false, false,
+	  "help [COMMAND]\n"
+	  "\n"
+	  "  The commands, or COMMAND's usage (as COMMAND --help).\n" },
+	{ "udev-name", cmd_udev_name, false, false,
+	  "udev-name DM_NAME [DM_UUID]\n"
+	  "\n"
+	  "  For 56-dm-subvol.rules: SUBVOL_POOL= and SUBVOL_VOLUME= lines for a\n"
+	  "  device-mapper name subvol-POOL-VOLUME, and SUBVOL_HOST_LVM=1 when\n"
+	  "  the volume with that DM_UUID is set --host-lvm; nothing, exit 1, for\n"
+	  "  any other name.\n", true },
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -357,7 +370,7 @@ static void usage(FILE *out)
 		"Volumes and snapshots of the dm-subvol target, kept as image files in\n"
 		"a pool directory on a host XFS with reflink.\n\nCommands:\n", progname);
 	for (i = 0; i < NR_COMMANDS; i++) {
-		if (!commands[i].help)
+		if (commands[i].internal)
 			continue;
 		nl = strchr(commands[i].help, '\n');
 		fprintf(out, "  %.*s\n", (int)(nl - commands[i].help), commands[i].help);
@@ -368,7 +381,8 @@ static void usage(FILE *out)
 		"  -v, --verbose   say what is done (tables, libdevmapper, child programs);\n"
 		"                  anywhere on the line, -vv for libdevmapper's debug\n"
 		"  -V, --version   print the version\n"
-		"  -h, --help      this help; COMMAND --help for a command's\n"
+		"  -h, --help      this help; COMMAND --help (or help COMMAND) for a\n"
+		"                  command's\n"
 		"\nOptions may follow arguments; -- ends them.\n"
 		"Sizes take K, M, G, T, P, E (powers of 1024) or s (512-byte sectors).\n"
 		"Commands that change pools, images or devices need root.\n"
@@ -394,6 +408,23 @@ int command_help(const char *cmd)
 	}
 	fputs(p, stdout);
 	return 0;
+}
+
+/* subvol help [COMMAND]: as subvol --help and subvol COMMAND --help. */
+static int cmd_help(int argc, char **argv)
+{
+	if (argc > 2)
+		return usage_error("help", "give at most one COMMAND");
+	if (argc < 2) {
+		usage(stdout);
+		return 0;
+	}
+	if (!find(argv[1])) {
+		errmsg("help: unknown command \"%s\"", argv[1]);
+		fprintf(stderr, "Try '%s --help'.\n", progname);
+		return EXIT_USAGE;
+	}
+	return command_help(argv[1]);
 }
 
 int usage_error(const char *cmd, const char *fmt, ...)

@@ -373,6 +373,29 @@ int report_print(struct report *r)
 	return ret;
 }
 
+/*
+ * "host_lvm:" as a label: "Host LVM:" (the first letter up, "_" a blank,
+ * the abbreviations LV, LVM and ID in capitals, as LVM writes them).
+ */
+static void field_label(char *label)
+{
+	static const char *const caps[] = { "lv", "lvm", "id" };
+	char *w, *s;
+	size_t i, n;
+
+	for (s = label; *s; s++)
+		if (*s == '_')
+			*s = ' ';
+	for (w = label; *w; w += n + (w[n] != '\0')) {
+		n = strcspn(w, " :");
+		for (i = 0; i < sizeof(caps) / sizeof(caps[0]); i++)
+			if (n == strlen(caps[i]) && !strncmp(w, caps[i], n))
+				for (s = w; s < w + n; s++)
+					*s = toupper((unsigned char)*s);
+	}
+	label[0] = toupper((unsigned char)label[0]);
+}
+
 int report_fields(const char *json_name, const struct report_opts *o,
 		  const struct field *fields, const int *sel, int nsel)
 {
@@ -405,12 +428,8 @@ int report_fields(const char *json_name, const struct report_opts *o,
 		/* "No space:" to read; no_space, as -o takes it, to parse. */
 		snprintf(label, sizeof(label), "%s%s", fields[sel[i]].name,
 			 o->separator ? "" : ":");
-		if (!o->separator) {
-			label[0] = toupper((unsigned char)label[0]);
-			for (s = label; *s; s++)
-				if (*s == '_')
-					*s = ' ';
-		}
+		if (!o->separator)
+			field_label(label);
 		if (!o->noheadings)
 			scols_line_set_data(ln, 0, label);
 		s = cell(&fields[sel[i]], o);
