@@ -206,6 +206,12 @@ check "remove them" sv remove vms/rxc vms/rx vms/realxfs vms/fakec vms/fakes vms
 check_eq "list -o name -o size: both, as lvs" "NAME SIZE" "$(sv list -o name -o size vms/r | head -n 1 | squeeze)"
 check_eq "list -o +id -o kind: the defaults, id, kind" "CREATED ID KIND" \
 	"$(sv list -o +id -o kind vms/r | head -n 1 | squeeze | awk '{ print $(NF - 2), $(NF - 1), $NF }')"
+err_is "create --low-water 1G on a 4M volume: usage error" 2 'not below' sv create --inactive -s 4M --low-water 1G vms/lw
+err_is "set --low-water 1G on vms/db: usage error too, naming it" 2 'not below the size of vms/db' sv set --low-water 1G vms/db
+out=$(sv create --inactive -s 1M vms/.bad 2>&1)
+check "an invalid name: the error, then Try --help" grep -q "^Try 'subvol create --help'" <<<"$out" || show "$out"
+err_is "rename to an invalid name: usage error as create's" 2 'not a valid name' sv rename vms/db .x
+err_is "a pool path that does not exist: no such directory" 1 'pool /nonexistent/pool: no such directory' sv pool status /nonexistent/pool
 check "pool create empty" sv pool create "$X/empty"
 out=$(sv list --json empty)
 check_eq "list --json of an empty pool: an empty array" "[]" "$(py 'print(d["volumes"])' <<<"$out")" || show "$out"

@@ -96,8 +96,13 @@ int cmd_rename(int argc, char **argv)
 		return EXIT_REFUSED;
 	r = EXIT_REFUSED;
 	name = new_name_in(&pool, argv[optind + 1]);
-	if (!name || volume_load(&pool, name, &dst, false))
+	if (!name)
 		goto out;
+	/* An invalid NEW is a usage error, as create's. */
+	r = volume_load(&pool, name, &dst, false);
+	if (r)
+		goto out;
+	r = EXIT_REFUSED;
 	if (dst.exists) {
 		errmsg("volume %s/%s: exists already", pool.meta.name, name);
 		goto out;
@@ -249,8 +254,9 @@ int cmd_set(int argc, char **argv)
 	if (f->low_water_sectors && f->low_water_sectors >= meta.size >> 9) {
 		format_size(lw, sizeof(lw), f->low_water_sectors << 9);
 		format_size(sz, sizeof(sz), meta.size);
-		errmsg("volume %s/%s: --low-water %s is not below its size (%s)", pool.meta.name,
-		       vol.name, lw, sz);
+		/* A usage error, as create's for the same value. */
+		r = usage_error(cmd, "--low-water: %s is not below the size of %s/%s (%s)",
+				lw, pool.meta.name, vol.name, sz);
 		goto out;
 	}
 	r = check_policies(cmd, &meta, pool_block_size(&pool));
@@ -498,8 +504,10 @@ int cmd_import(int argc, char **argv)
 		close(src);
 		return EXIT_REFUSED;
 	}
-	if (volume_spec(argv[optind + 1], &pool, &vol, true, false))
+	r = volume_spec(argv[optind + 1], &pool, &vol, true, false);
+	if (r)
 		goto out_src;
+	r = EXIT_REFUSED;
 	if (vol.exists) {
 		errmsg("volume %s/%s: exists already", pool.meta.name, vol.name);
 		goto out;

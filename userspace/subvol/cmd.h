@@ -25,6 +25,9 @@ struct option;
 int cmd_getopt(int argc, char **argv, const char *shortopts,
 	       const struct option *longopts);
 
+/* "Try 'subvol CMD --help'." for the running command, after a usage error. */
+void usage_hint(void);
+
 /* cmd-volume.c: the policy options of create, for set too. */
 struct volume_meta;
 int parse_policy(const char *cmd, int opt, const char *arg, struct volume_meta *m);

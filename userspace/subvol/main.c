@@ -419,12 +419,24 @@ static int cmd_help(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
+		return command_help("help");
 	if (!find(argv[1])) {
 		errmsg("help: unknown command \"%s\"", argv[1]);
 		fprintf(stderr, "Try '%s --help'.\n", progname);
 		return EXIT_USAGE;
 	}
 	return command_help(argv[1]);
+}
+
+void usage_hint(void)
+{
+	if (errmsg_sink)	/* subvol monitor's log: no one to try anything */
+		return;
+	if (running)
+		fprintf(stderr, "Try '%s %s --help'.\n", progname, running->name);
+	else
+		fprintf(stderr, "Try '%s --help'.\n", progname);
 }
 
 int usage_error(const char *cmd, const char *fmt, ...)
