@@ -237,4 +237,29 @@ check "send's progress line: WHAT: DONE of TOTAL (N%)" grep -qE '^send: [0-9.]+[
 check "the snapshot copy's progress line is the same function (progress_line)" \
 	grep -q 'progress_line(what' "$ROOT/userspace/subvol/cmd-snapshot.c"
 
+# --- item 10: completion ---------------------------------------------------------------
+# complete_words WORDS...: what the completion offers for the last word.
+complete_words() {
+	bash -c '. "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _subvol
+		printf "%s\n" "${COMPREPLY[@]}" | sort | tr "\n" " "' _ "$COMPLETION" "$@" | sed 's/ $//'
+}
+# valid CMD...: the columns the tool's "unknown column" message lists, sorted.
+valid() { sv "$@" -o nosuch 2>&1 | sed -n 's/.*(valid: \(.*\))$/\1/p' | tr ',' '\n' | sort | xargs; }
+check_eq "list -o ex: the column" "exclusive extent_size" "$(complete_words subvol list -o ex)"
+check_eq "list -o name,si: after the comma" "name,size" "$(complete_words subvol list -o name,si)"
+check_eq "list -O -na: descending too" "-name" "$(complete_words subvol list -O -na)"
+check_eq "list -o +or: after +" "+origin +origin_id" "$(complete_words subvol list -o +or)"
+for c in list "status vms/web" "pool status vms" "pool list"; do
+	# shellcheck disable=SC2086
+	check_eq "the completion's columns of $c are the tool's" "$(valid $c)" \
+		"$(complete_words subvol ${c% vms*} -o '' | tr ' ' '\n' | sort | xargs)"
+done
+check_eq "list -t: the kinds" "all snapshot volume" "$(complete_words subvol list -t '')"
+check_eq "--units: the units" "g" "$(complete_words subvol list --units g)"
+check_eq "send offers snapshots only" "vms/b vms/d1" "$(complete_words subvol send vms/)"
+check_eq "send --from: snapshots" "vms/b vms/d1" "$(complete_words subvol send vms/b --from vms/)"
+check_eq "create --mkfs=: xfs ext4" "ext4 xfs" "$(complete_words subvol create --mkfs = '')"
+check_eq "short options: resize -" "-L -h -r -s -v -y" "$(complete_words subvol resize - | tr ' ' '\n' | grep -v -- '^--' | xargs)"
+check_eq "list POOL or POOL/: both" "vms vms/" "$(complete_words subvol list vm)"
+
 finish
