@@ -237,6 +237,17 @@ check "send's progress line: WHAT: DONE of TOTAL (N%)" grep -qE '^send: [0-9.]+[
 check "the snapshot copy's progress line is the same function (progress_line)" \
 	grep -q 'progress_line(what' "$ROOT/userspace/subvol/cmd-snapshot.c"
 
+# --- item 7: send --dry-run, one --from --------------------------------------------
+out=$(sv send -n vms/b 2>&1)
+check "send -n: what it would send, on stdout" grep -qE '^Would send vms/b: [0-9.]+[KMG]? ?of data in [0-9]+ records and [0-9]+ holes, a stream of' <<<"$out" || show "$out"
+check_eq "the stream's size is the real one's" "$(sv send vms/b 2>/dev/null | wc -c)" \
+	"$(sed -n 's/.*(\([0-9]*\) bytes)$/\1/p' <<<"$out")"
+check "send -n to a terminal is fine (nothing is written)" \
+	grep -q 'Would send' <<<"$(script -qec "'$SUBVOL' send --dry-run vms/b" /dev/null 2>&1 </dev/null)"
+check "send -n --from: the incremental" grep -q '^Would send vms/d1 from vms/b:' <<<"$(sv send -n --from b vms/d1 2>&1)"
+err_is "send --from twice: usage error" 2 '--from given twice \(b, d1\)' sv send --from b --from d1 vms/web
+err_is "receive -n: usage error" 2 'dry-run is an option of send' sv receive --dry-run vms </dev/null
+
 # --- item 10: completion ---------------------------------------------------------------
 # complete_words WORDS...: what the completion offers for the last word.
 complete_words() {

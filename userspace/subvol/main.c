@@ -251,12 +251,14 @@ static const struct command commands[] = {
 	  "  unchanged and not read.  Images that share no extents are compared\n"
 	  "  by content, and diff says so on stderr.\n" },
 	{ "send", cmd_send, false, false,
-	  "send [--from BASE] [--summary] [--quiet] POOL/SNAPSHOT\n"
+	  "send [--from BASE] [--dry-run] [--summary] [--quiet] POOL/SNAPSHOT\n"
 	  "\n"
 	  "  Write SNAPSHOT as a stream on stdout: all of it (holes as holes), or\n"
 	  "  with --from only what differs from the snapshot BASE, which the\n"
-	  "  receiver must hold.  Progress on stderr when it is a terminal;\n"
-	  "  --summary prints bytes, ranges and time as JSON on stderr.\n" },
+	  "  receiver must hold.  Progress on stderr when it is a terminal (for\n"
+	  "  rates, pipe through pv); --summary prints bytes, ranges and time as\n"
+	  "  JSON on stderr.  -n, --dry-run writes no stream: it says on stdout\n"
+	  "  what it would send and the stream's size.\n" },
 	{ "receive", cmd_receive, false, true,
 	  "receive [--summary] [--quiet] POOL [NAME]\n"
 	  "\n"
