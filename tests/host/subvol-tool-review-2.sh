@@ -248,6 +248,18 @@ check "send -n --from: the incremental" grep -q '^Would send vms/d1 from vms/b:'
 err_is "send --from twice: usage error" 2 '--from given twice \(b, d1\)' sv send --from b --from d1 vms/web
 err_is "receive -n: usage error" 2 'dry-run is an option of send' sv receive --dry-run vms </dev/null
 
+# --- item 11: a removed cp -a copy of a pool keeps no seal ---------------------------
+check "pool cpsrc with a snapshot" sv pool create "$X/cpsrc"
+check "cpsrc/v" sv create --inactive -s 1M cpsrc/v
+check "cpsrc/s" sv snapshot cpsrc/v s
+cp -a "$X/cpsrc" "$X/cpcopy"
+check "pool import --name cpcopy (a copy: a new id)" sv pool import --name cpcopy "$X/cpcopy"
+check "pool remove --yes cpcopy" sv pool remove --yes cpcopy
+check_eq "no user.subvol attribute left on its directory" "" \
+	"$(getfattr --absolute-names -d -m 'user.subvol' "$X/cpcopy" 2>/dev/null | grep -v '^#' | grep .)"
+check "the original keeps its snapshot's seal" \
+	grep -q seal <<<"$(getfattr --absolute-names -d -m 'user.subvol' "$X/cpsrc" 2>/dev/null)"
+
 # --- item 10: completion ---------------------------------------------------------------
 # complete_words WORDS...: what the completion offers for the last word.
 complete_words() {

@@ -612,6 +612,30 @@ out:
 }
 
 /* The images first: a pool half removed is still a pool, to remove again. */
+/*
+ * The directory's user.subvol.* attributes but the pool's own (removed
+ * last): seals left by images this pool never had, as a cp -a copy of a
+ * pool carries them, and what subvol monitor kept.
+ */
+static void remove_subvol_xattrs(struct pool *pool)
+{
+	char *list, *name;
+	ssize_t len = flistxattr(pool->dirfd, NULL, 0);
+
+	if (len <= 0)
+		return;
+	list = malloc(len);
+	if (!list)
+		return;
+	len = flistxattr(pool->dirfd, list, len);
+	for (name = list; len > 0 && name < list + len; name += strlen(name) + 1)
+		if (!strncmp(name, "user.subvol.", 12) && strcmp(name, SUBVOL_POOL_XATTR) &&
+		    fremovexattr(pool->dirfd, name))
+			trace("pool %s: cannot remove %s: %s", pool->meta.name, name,
+			      strerror(errno));
+	free(list);
+}
+
 static int pool_remove(const char *spec, bool yes)
 {
 	char active[SUBVOL_NAME_MAX + 1], q[PATH_MAX + 128];
@@ -655,6 +679,8 @@ static int pool_remove(const char *spec, bool yes)
 	}
 	if (pool_unregister(&pool) < 0)
 		goto out;
+	/* Seals of images that were never this pool's (a cp -a copy's), the monitor's. */
+	remove_subvol_xattrs(&pool);
 	if (fremovexattr(pool.dirfd, SUBVOL_POOL_XATTR) || fsync(pool.dirfd)) {
 		errmsg("pool %s: cannot remove %s from %s: %s", pool.meta.name, SUBVOL_POOL_XATTR,
 		       pool.path, strerror(errno));
