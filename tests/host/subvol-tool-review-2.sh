@@ -91,6 +91,8 @@ check_eq "list -O kind,name --separator" "NAME:KIND;b:snapshot;d1:snapshot;db:vo
 	"$(sv list -o name,kind -O kind,name --separator : vms | paste -sd ';')"
 check_eq "list -O -name --json: sorted, only the columns shown" "name:web2,web,db,d1,b" \
 	"$(sv list --json -o name -O -name vms | py 'print(",".join(d["volumes"][0]), ",".join(r["name"] for r in d["volumes"]), sep=":")')"
+check_eq "list -H: no headings, tabs (zfs -H)" "$(printf 'd1\tsnapshot;db\tvolume')" \
+	"$(sv list -H -o name,kind vms/db | paste -sd ';')"
 err_is "list -O bogus: usage error naming it" 2 '--sort: unknown column "bogus"' sv list -O bogus vms
 err_is "status -O: not a table" 2 'sort' sv status -O name vms/web
 check_eq "pool list -O -name" "vms" "$(sv pool list --noheadings -o name -O -name)"

@@ -46,7 +46,7 @@ static int parse_report_opts(const char *cmd, int argc, char **argv,
 	int c;
 
 	memset(o, 0, sizeof(*o));
-	while ((c = cmd_getopt(argc, argv, "Jbno:O:t:h", opts)) != -1) {
+	while ((c = cmd_getopt(argc, argv, "JbnHo:O:t:h", opts)) != -1) {
 		switch (c) {
 		case 'J':
 			o->json = true;
@@ -56,6 +56,11 @@ static int parse_report_opts(const char *cmd, int argc, char **argv,
 			break;
 		case 'n':
 			o->noheadings = true;
+			break;
+		case 'H':
+			/* zfs's scripted mode: no headings, tabs between fields. */
+			o->noheadings = true;
+			o->separator = "\t";
 			break;
 		case 'o':
 			if (!report_add_columns(o, optarg))

@@ -150,6 +150,7 @@ static const struct command commands[] = {
 	  "  -t, --type KINDS       volume, snapshot or all (comma-separated)\n"
 	  "  -n, --noheadings       no heading line\n"
 	  "      --separator STR    fields apart by STR, not aligned\n"
+	  "  -H                     scripted (zfs -H): no headings, tabs between\n"
 	  "  -J, --json             JSON\n"
 	  "  -b, --bytes            sizes in bytes\n"
 	  "      --units UNIT       sizes in UNIT: h (human, default), b, s, k, m, g,\n"
