@@ -159,14 +159,12 @@ static int compare_cells(struct libscols_cell *a, struct libscols_cell *b, void 
 	const struct sort_key *k = data;
 	const struct sort_value *x = scols_cell_get_userdata(a);
 	const struct sort_value *y = scols_cell_get_userdata(b);
-	const char *sa, *sb;
 	int r;
 
 	if (x->null || y->null)
 		r = x->null == y->null ? 0 : x->null ? -1 : 1;
 	else if (k->type == FIELD_STRING)
-		r = (sa = scols_cell_get_data(a), sb = scols_cell_get_data(b),
-		     strcoll(sa ? sa : "", sb ? sb : ""));
+		r = strcmp(scols_cell_get_data(a), scols_cell_get_data(b));
 	else
 		r = x->num < y->num ? -1 : x->num > y->num;
 	return k->descending ? -r : r;
