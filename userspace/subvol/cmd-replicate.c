@@ -40,16 +40,17 @@ struct counts {
 
 struct progress {
 	bool on;
-	const char *what;
+	const char *what, *action;
 	uint64_t total;
 	double last;
 };
 
-static void progress_init(struct progress *p, const char *what, uint64_t total,
-			  bool quiet)
+static void progress_init(struct progress *p, const char *what, const char *action,
+			  uint64_t total, bool quiet)
 {
 	p->on = !quiet && isatty(STDERR_FILENO);
 	p->what = what;
+	p->action = action;
 	p->total = total;
 	p->last = 0;
 }
@@ -64,7 +65,7 @@ static void progress_show(struct progress *p, uint64_t done, bool final)
 	if (!final && now - p->last < 0.5)
 		return;
 	p->last = now;
-	progress_line(p->what, done, p->total, final);
+	progress_line(p->what, p->action, done, p->total, final);
 }
 
 /*
@@ -482,7 +483,7 @@ int cmd_send(int argc, char **argv)
 		errmsg("send: out of memory");
 		goto out;
 	}
-	progress_init(&prog, "send", data, quiet);
+	progress_init(&prog, "send", "sending", data, quiet);
 	if (put(&w, &hdr, sizeof(hdr)) || put(&w, text, n))
 		goto write_error;
 	for (i = 0; i < l.nr; i++) {
@@ -743,7 +744,7 @@ int cmd_receive(int argc, char **argv)
 		goto out;
 	}
 
-	progress_init(&prog, "receive", data_bytes, quiet);
+	progress_init(&prog, "receive", "receiving", data_bytes, quiet);
 	for (;;) {
 		/*
 		 * The END record's payload is the hash of what came before it:

@@ -193,7 +193,7 @@ static void progress(bool tty, const char *what, unsigned long long done,
 		     unsigned long long total, bool final)
 {
 	if (tty)
-		progress_line(what, (uint64_t)done << 9, (uint64_t)total << 9, final);
+		progress_line(what, "copying", (uint64_t)done << 9, (uint64_t)total << 9, final);
 }
 
 /*
@@ -216,7 +216,7 @@ int volume_clone_wait(struct volume *src, struct clone_result *res, bool show)
 
 	if (!res->copying)
 		return 0;
-	snprintf(what, sizeof(what), "snapshot of %s/%s", pn, src->name);
+	snprintf(what, sizeof(what), "%s/%s", pn, src->name);
 	/* Other commands on the pool need not wait for the copy. */
 	pool_unlock(src->pool);
 	interrupted = 0;

@@ -65,7 +65,8 @@ int confirm(const char *question);
 int run_program(const char *const argv[], bool quiet);
 int program_capture(const char *const argv[], bool errors, char *out, size_t len);
 int program_capture_all(const char *const argv[], char *out, size_t len);
-void progress_line(const char *what, uint64_t done, uint64_t total, bool final);
+void progress_line(const char *what, const char *action, uint64_t done,
+		   uint64_t total, bool final);
 double now_seconds(void);
 
 /* meta.c: the metadata kept in xattrs, as "key=value" lines. */

@@ -373,17 +373,16 @@ int program_capture(const char *const argv[], bool errors, char *out, size_t len
 
 /*
  * The progress line of send, receive and snapshot on a terminal, one form
- * for all: "\rWHAT: 1M of 18M (6%)", ended by a newline when final.
- * Rates and times are pv(1)'s (send | pv | receive).
+ * for all: "\rWHAT: ACTION, 6% of 18 MiB" (the snapshot's form, which
+ * tests/vm/89 reads), ended by a newline when final.  Rates and times
+ * are pv(1)'s (send | pv | receive).
  */
-void progress_line(const char *what, uint64_t done, uint64_t total, bool final)
+void progress_line(const char *what, const char *action, uint64_t done,
+		   uint64_t total, bool final)
 {
-	char a[32], b[32];
-
-	format_size(a, sizeof(a), done);
-	format_size(b, sizeof(b), total);
-	fprintf(stderr, "\r%s: %s of %s (%.0f%%)%s", what, a, b,
-		total ? 100.0 * done / total : 100.0, final ? "\n" : "  ");
+	fprintf(stderr, "\r%s: %s, %3.0f%% of %" PRIu64 " MiB%s", what, action,
+		total ? 100.0 * done / total : 100.0, (total + (1 << 20) - 1) >> 20,
+		final ? "\n" : "  ");
 	fflush(stderr);
 }
 
