@@ -76,9 +76,19 @@ cp "$M/c1.img" "$work/c1.content"
 refused "rename onto an existing volume" main/s1 'exists already' sv rename main/c1 s1
 check "both images are unchanged (c1)" cmp "$M/c1.img" "$work/c1.content"
 check "both images are unchanged (s1)" cmp "$M/s1.img" "$work/data.content"
-refused "rename to a name with a leading dot" main/.c1 'not a valid name' sv rename main/c1 .c1
-refused "rename to a name with a leading dash" main/-c1 'not a valid name' sv rename -- main/c1 -c1
-refused "rename to a 65-character name" main/ 'not a valid name' sv rename main/c1 "$(printf 'n%.0s' {1..65})"
+# An invalid name is a usage error (exit 2, then "Try ... --help"), as create's.
+# usage_refused NAME WORD CMD...: exit 2, WORD named, "not a valid name", Try.
+usage_refused() {
+	local name=$1 word=$2 err status=0
+	shift 2
+	err=$("$@" 2>&1 >/dev/null </dev/null) || status=$?
+	check_eq "$name" "exit 2, names $word: yes, then Try: yes" \
+		"exit $status, names $word: $([[ $err == *"$word"*"not a valid name"* ]] && echo yes || echo no), then Try: $(grep -q "^Try 'subvol [a-z]* --help'" <<<"$err" && echo yes || echo no)" ||
+		show "$err"
+}
+usage_refused "rename to a name with a leading dot" main/.c1 sv rename main/c1 .c1
+usage_refused "rename to a name with a leading dash" main/-c1 sv rename -- main/c1 -c1
+usage_refused "rename to a 65-character name" main/ sv rename main/c1 "$(printf 'n%.0s' {1..65})"
 refused "rename into another pool" other/c1 'not in pool main' sv rename main/c1 other/c1
 refused "rename of a volume that does not exist" main/nope 'no such volume' sv rename main/nope x
 refused "rename to its own name" main/c1 'exists already' sv rename main/c1 c1
@@ -109,8 +119,12 @@ check "set --low-water 8184K (just below the 8M size)" sv set --low-water 8184K 
 check_eq "metadata: low_water 16368 sectors" 16368 "$(meta low_water "$M/data2.img")"
 
 before=$(vol_attr "$M/data2.img")
-refused "set --low-water 8M on an 8M volume" main/data2 'not below its size' sv set --low-water 8M main/data2
-refused "set --low-water 1G on an 8M volume" main/data2 'not below its size' sv set --low-water 1G main/data2
+# A usage error (exit 2), as create's for the same value.
+for lw in 8M 1G; do
+	out=$(sv set --low-water $lw main/data2 2>&1 >/dev/null </dev/null; echo "rc=$?")
+	check_eq "set --low-water $lw on an 8M volume: usage error naming it" "yes rc=2" \
+		"$(grep -q "^subvol set: --low-water: $lw is not below the size of main/data2 (8M)" <<<"$out" && echo yes) $(tail -n 1 <<<"$out")" || show "$out"
+done
 refused "set --no-space-timeout on a volume that errors" main/data2 'needs --no-space queue' \
 	sv set --no-space-timeout 5 main/data2
 snap_before=$(vol_attr "$M/s1.img")
@@ -149,8 +163,8 @@ printf 'tail' | dd of="$raw" bs=1 seek=$((4 * 1048576 + 996)) conv=notrunc statu
 check "the raw file is off the pool's filesystem" test "$(stat -c %d "$raw")" != "$(stat -c %d "$X")"
 out=$(sv import "$raw" main/disk 2>&1)
 check_eq "import (a copy): says it rounds the size and what it copied" \
-	"Rounding the size up to 4.0M (4198400 bytes, whole 4096-byte host blocks)
-Volume main/disk imported from $raw (4.0M, 2.0M of data copied), inactive" "$out"
+	"Rounding the size up to 4M (4198400 bytes, whole 4096-byte host blocks)
+Volume main/disk imported from $raw (4M, 2M of data copied), inactive" "$out"
 check_eq "the image has the rounded size" 4198400 "$(stat -c %s "$M/disk.img")"
 check "its first bytes are the file's" cmp -n $((4 * 1048576 + 1000)) "$raw" "$M/disk.img"
 check "the rest is zeros" cmp -i $((4 * 1048576 + 1000)):0 -n 3096 "$M/disk.img" /dev/zero
@@ -167,7 +181,7 @@ mkdir "$X/incoming"
 cp "$raw" "$X/incoming/vm.raw"
 free_before=$(stat -f -c %f "$X")
 out=$(sv import "$X/incoming/vm.raw" main/vm 2>&1)
-check "import from the pool's filesystem says reflinked" grep -q "^Volume main/vm imported from $X/incoming/vm.raw (4.0M, reflinked), inactive$" <<<"$out" || show "$out"
+check "import from the pool's filesystem says reflinked" grep -q "^Volume main/vm imported from $X/incoming/vm.raw (4M, reflinked), inactive$" <<<"$out" || show "$out"
 check "the image's content is the file's" cmp -n $((4 * 1048576 + 1000)) "$raw" "$M/vm.img"
 check "its extents are shared with the file" shared "$M/vm.img"
 check "no data was written: free blocks within 16 of before" \
@@ -202,7 +216,7 @@ refused "import of an empty file" "$work/empty.raw" 'empty' sv import "$work/emp
 mkfifo "$work/fifo"
 refused "import of a FIFO (without blocking)" "$work/fifo" 'FIFO' timeout 10 "$SUBVOL" import "$work/fifo" main/d
 refused "import onto an existing volume" main/disk 'exists already' sv import "$raw" main/disk
-refused "import to an invalid name" main/.d 'not a valid name' sv import "$raw" main/.d
+usage_refused "import to an invalid name" main/.d sv import "$raw" main/.d
 refused "import into a pool that does not exist" nopool 'no such pool' sv import "$raw" nopool/d
 chmod 600 "$raw"
 if command -v setpriv >/dev/null; then

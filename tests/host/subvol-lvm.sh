@@ -118,7 +118,7 @@ pool_id=$(getfattr --absolute-names --only-values -n user.subvol.pool "$M" | sed
 check "create --inactive --host-lvm main/pv" sv create --inactive --host-lvm --size 8M main/pv
 check "create --inactive main/plain" sv create --inactive --size 8M main/plain
 check_eq "metadata: host_lvm=1, and 0 by default" "1 0" "$(meta host_lvm "$M/pv.img") $(meta host_lvm "$M/plain.img")"
-check_eq "status: Host lvm yes" "yes" "$(sv status main/pv | sed -n 's/^Host lvm: *//p')"
+check_eq "status: Host LVM yes" "yes" "$(sv status main/pv | sed -n 's/^Host LVM: *//p')"
 check_eq "status --json: host_lvm true" "true" \
 	"$(sv status --json main/pv | tr -d ' \n' | grep -o '"host_lvm":[a-z]*' | cut -d: -f2)"
 check_eq "list -o name,host_lvm" "plain no
@@ -162,11 +162,18 @@ check_eq "udev-name without a UUID: as before" $'SUBVOL_POOL=main\nSUBVOL_VOLUME
 
 # --- a copied image holding an LVM label ------------------------------------------------
 # label IMAGE SECTOR NUMBER: an LVM2 label header in SECTOR that says it
-# is in sector NUMBER.
+# is in sector NUMBER, with the checksum LVM (and libblkid, which the tool
+# asks) checks: LVM's CRC32 from 0xf597a6cf of the sector from offset 20.
 label() {
-	printf 'LABELONE' | dd of="$1" bs=1 seek=$(($2 * 512)) conv=notrunc status=none
-	printf '%b' "\\x$(printf %02x "$3")" | dd of="$1" bs=1 seek=$(($2 * 512 + 8)) conv=notrunc status=none
-	printf 'LVM2 001' | dd of="$1" bs=1 seek=$(($2 * 512 + 24)) conv=notrunc status=none
+	python3 - "$@" <<-'PY'
+		import struct, sys, zlib
+		path, sector, number = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+		body = struct.pack("<I", 32) + b"LVM2 001" + b"\0" * (512 - 32)
+		crc = zlib.crc32(body, 0xf597a6cf ^ 0xffffffff) ^ 0xffffffff
+		with open(path, "r+b") as f:
+		    f.seek(sector * 512)
+		    f.write(b"LABELONE" + struct.pack("<QI", number, crc) + body)
+	PY
 }
 check "create --inactive main/lv" sv create --inactive --size 8M main/lv
 label "$M/lv.img" 1 1

@@ -87,7 +87,7 @@ check_eq "list -o +id: the defaults, then ID" "POOL NAME KIND SIZE ALLOC ORIGIN 
 check_eq "list -o +id: plain's id" "$plain_id" "$(awk '$2 == "plain" { print $NF }' <<<"$out")"
 check_eq "list -o +origin_id,image: two more columns" "ORIGIN_ID IMAGE" \
 	"$(sv list -o +origin_id,image main | head -n 1 | squeeze | cut -d' ' -f9-)"
-check_eq "status -o id,size: those fields, in that order" "Id: $plain_id
+check_eq "status -o id,size: those fields, in that order" "ID: $plain_id
 Size: 1M" "$(sv status -o id,size main/plain 2>&1 | squeeze)"
 out=$(sv status main/plain 2>&1)
 check_fails "status: no Mapped line for an inactive volume" grep -q '^Mapped:' <<<"$out"
@@ -169,7 +169,7 @@ check_eq "status main/q: the target's default timeout, 60" "full queue 60 - no -
 check_eq "status main/s1: the snapshot has its origin's options" "none queue 30 1M yes 64K" "$(opts "$(sv status main/s1)")"
 check_eq "status main/c1: and so has its clone" "none queue 30 1M yes 64K" "$(opts "$(sv status main/c1)")"
 check_eq "the options' fields come after Size, before Backed" \
-	"Size Guarantee No space No space timeout Low water mark Ignore discard Extent size Host lvm Backed" \
+	"Size Guarantee No space No space timeout Low water mark Ignore discard Extent size Host LVM Backed" \
 	"$(sv status main/opts | sed -n '/^Size:/,/^Backed:/s/:.*//p' | xargs)"
 check_eq "they agree with the metadata (low_water in sectors)" \
 	"none queue 30 $(($(meta low_water "$M/opts.img") * 512)) 1 $(meta extent_size "$M/opts.img")" \
@@ -199,7 +199,7 @@ check_eq "list: with tmpo gone, ORIGIN is -, ORIGIN_ID still its id" "- $tmpo_id
 check "create an unrelated new main/tmpo" sv create --inactive --size 1M main/tmpo
 check_eq "list: oldclone's ORIGIN is not the new tmpo" "-" "$(sv list --noheadings main | awk '$2 == "oldclone" { print $6 }')"
 out=$(sv status main/oldclone)
-check_eq "status: Origin -, Origin id the removed snapshot's" "- $tmpo_id" "$(field Origin <<<"$out") $(field 'Origin id' <<<"$out")"
+check_eq "status: Origin -, Origin ID the removed snapshot's" "- $tmpo_id" "$(field Origin <<<"$out") $(field 'Origin ID' <<<"$out")"
 if have_py; then
 	check_eq "list --json: origin null, origin_id kept" "None $tmpo_id" \
 		"$(sv list --json -o +origin_id main | py 'print(*[v for r in d["volumes"] if r["name"] == "oldclone" for v in (r["origin"], r["origin_id"])])')"
@@ -213,8 +213,8 @@ check_eq "list: s1's ORIGIN is the current name" "renamed" "$(sv list --noheadin
 check_eq "status: the same" "renamed" "$(sv status main/s1 | field Origin)"
 mv "$M/renamed.img" "$M/opts.img"
 check_eq "and back" "opts" "$(sv list --noheadings main | awk '$2 == "s1" { print $6 }')"
-check_eq "a volume made from nothing: Origin and Origin id -" "- -" \
-	"$(sv status main/plain | field Origin) $(sv status main/plain | field 'Origin id')"
+check_eq "a volume made from nothing: Origin and Origin ID -" "- -" \
+	"$(sv status main/plain | field Origin) $(sv status main/plain | field 'Origin ID')"
 
 # --- times with their zone ------------------------------------------------------------
 iso='^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}[+-][0-9]{2}:[0-9]{2}$'

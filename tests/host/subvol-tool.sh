@@ -342,7 +342,7 @@ out=$(sv status main/snap1 2>&1)
 check_eq "status: State inactive" inactive "$(field State <<<"$out")" || show "$out"
 check_eq "status: Kind, Size, Backed, Origin" "snapshot 8M 3M data" \
 	"$(field Kind <<<"$out") $(field Size <<<"$out") $(field Backed <<<"$out") $(field Origin <<<"$out")"
-check_eq "status: Id is the metadata's" "$snap1_id" "$(field Id <<<"$out")"
+check_eq "status: ID is the metadata's" "$snap1_id" "$(field ID <<<"$out")"
 check_eq "status: Image" "$M/snap1.img" "$(field Image <<<"$out")"
 check_eq "status POOL as an absolute path" "$out" "$(sv status "$M/snap1" 2>&1)"
 check_eq "status POOL as a relative path" "$out" "$(cd "$X" && sv status ./main/snap1 2>&1)"
@@ -373,7 +373,7 @@ check_json "pool list --json is JSON" "$out"
 nsnap=$(sv list --noheadings main | awk '$3 == "snapshot"' | wc -l)
 out=$(sv pool status main 2>&1)
 check_eq "pool status: name, path, id" "main $M $main_id" \
-	"$(field Pool <<<"$out") $(field Path <<<"$out") $(field Id <<<"$out")" || show "$out"
+	"$(field Pool <<<"$out") $(field Path <<<"$out") $(field ID <<<"$out")" || show "$out"
 check_eq "pool status: volumes, snapshots, active" "$((nimg - nsnap)) $nsnap 0" \
 	"$(field Volumes <<<"$out") $(field Snapshots <<<"$out") $(field Active <<<"$out")"
 check_eq "pool status of a path is that of the name" "$out" "$(sv pool status "$M" 2>&1)"

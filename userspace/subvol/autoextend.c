@@ -367,7 +367,7 @@ int cmd_pool_set(int argc, char **argv)
 	struct pool pool;
 	int c, r;
 
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = cmd_getopt(argc, argv, "h", opts)) != -1) {
 		if (c == 'h')
 			return command_help("pool");
 		if (autoextend_option(c, optarg, &args))

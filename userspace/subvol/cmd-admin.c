@@ -28,7 +28,7 @@ static int no_options(const char *cmd, int argc, char **argv)
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = cmd_getopt(argc, argv, "h", opts)) != -1) {
 		if (c == 'h') {
 			command_help(cmd);
 			return -1;
@@ -96,8 +96,13 @@ int cmd_rename(int argc, char **argv)
 		return EXIT_REFUSED;
 	r = EXIT_REFUSED;
 	name = new_name_in(&pool, argv[optind + 1]);
-	if (!name || volume_load(&pool, name, &dst, false))
+	if (!name)
 		goto out;
+	/* An invalid NEW is a usage error, as create's. */
+	r = volume_load(&pool, name, &dst, false);
+	if (r)
+		goto out;
+	r = EXIT_REFUSED;
 	if (dst.exists) {
 		errmsg("volume %s/%s: exists already", pool.meta.name, name);
 		goto out;
@@ -176,7 +181,7 @@ int cmd_set(int argc, char **argv)
 	struct volume vol;
 	int c, fd = -1, r, active;
 
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = cmd_getopt(argc, argv, "h", opts)) != -1) {
 		switch (c) {
 		case 'n':
 		case 't':
@@ -249,8 +254,9 @@ int cmd_set(int argc, char **argv)
 	if (f->low_water_sectors && f->low_water_sectors >= meta.size >> 9) {
 		format_size(lw, sizeof(lw), f->low_water_sectors << 9);
 		format_size(sz, sizeof(sz), meta.size);
-		errmsg("volume %s/%s: --low-water %s is not below its size (%s)", pool.meta.name,
-		       vol.name, lw, sz);
+		/* A usage error, as create's for the same value. */
+		r = usage_error(cmd, "--low-water: %s is not below the size of %s/%s (%s)",
+				lw, pool.meta.name, vol.name, sz);
 		goto out;
 	}
 	r = check_policies(cmd, &meta, pool_block_size(&pool));
@@ -460,7 +466,7 @@ int cmd_import(int argc, char **argv)
 	struct stat st;
 	int c, src = -1, r = EXIT_REFUSED;
 
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = cmd_getopt(argc, argv, "h", opts)) != -1) {
 		switch (c) {
 		case 'M':
 			move = true;
@@ -498,8 +504,10 @@ int cmd_import(int argc, char **argv)
 		close(src);
 		return EXIT_REFUSED;
 	}
-	if (volume_spec(argv[optind + 1], &pool, &vol, true, false))
+	r = volume_spec(argv[optind + 1], &pool, &vol, true, false);
+	if (r)
 		goto out_src;
+	r = EXIT_REFUSED;
 	if (vol.exists) {
 		errmsg("volume %s/%s: exists already", pool.meta.name, vol.name);
 		goto out;
@@ -604,6 +612,30 @@ out:
 }
 
 /* The images first: a pool half removed is still a pool, to remove again. */
+/*
+ * The directory's user.subvol.* attributes but the pool's own (removed
+ * last): seals left by images this pool never had, as a cp -a copy of a
+ * pool carries them, and what subvol monitor kept.
+ */
+static void remove_subvol_xattrs(struct pool *pool)
+{
+	char *list, *name;
+	ssize_t len = flistxattr(pool->dirfd, NULL, 0);
+
+	if (len <= 0)
+		return;
+	list = malloc(len);
+	if (!list)
+		return;
+	len = flistxattr(pool->dirfd, list, len);
+	for (name = list; len > 0 && name < list + len; name += strlen(name) + 1)
+		if (!strncmp(name, "user.subvol.", 12) && strcmp(name, SUBVOL_POOL_XATTR) &&
+		    fremovexattr(pool->dirfd, name))
+			trace("pool %s: cannot remove %s: %s", pool->meta.name, name,
+			      strerror(errno));
+	free(list);
+}
+
 static int pool_remove(const char *spec, bool yes)
 {
 	char active[SUBVOL_NAME_MAX + 1], q[PATH_MAX + 128];
@@ -647,6 +679,8 @@ static int pool_remove(const char *spec, bool yes)
 	}
 	if (pool_unregister(&pool) < 0)
 		goto out;
+	/* Seals of images that were never this pool's (a cp -a copy's), the monitor's. */
+	remove_subvol_xattrs(&pool);
 	if (fremovexattr(pool.dirfd, SUBVOL_POOL_XATTR) || fsync(pool.dirfd)) {
 		errmsg("pool %s: cannot remove %s from %s: %s", pool.meta.name, SUBVOL_POOL_XATTR,
 		       pool.path, strerror(errno));
@@ -671,7 +705,7 @@ int cmd_pool_admin(const char *sub, int argc, char **argv)
 	bool yes = false, remove = !strcmp(sub, "remove");
 	int c;
 
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = cmd_getopt(argc, argv, "h", opts)) != -1) {
 		if (c == 'y' && remove)
 			yes = true;
 		else if (c == 'h')

@@ -216,7 +216,7 @@ int cmd_lvm_filter(int argc, char **argv)
 	int opt, r = EXIT_REFUSED;
 
 	snprintf(path, sizeof(path), "%s/lvm.conf", dir && *dir ? dir : "/etc/lvm");
-	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((opt = cmd_getopt(argc, argv, "h", opts)) != -1) {
 		switch (opt) {
 		case 'r':
 			remove = true;

@@ -40,23 +40,23 @@ struct counts {
 
 struct progress {
 	bool on;
-	const char *what;
+	const char *what, *action;
 	uint64_t total;
 	double last;
 };
 
-static void progress_init(struct progress *p, const char *what, uint64_t total,
-			  bool quiet)
+static void progress_init(struct progress *p, const char *what, const char *action,
+			  uint64_t total, bool quiet)
 {
 	p->on = !quiet && isatty(STDERR_FILENO);
 	p->what = what;
+	p->action = action;
 	p->total = total;
 	p->last = 0;
 }
 
 static void progress_show(struct progress *p, uint64_t done, bool final)
 {
-	char a[32], b[32];
 	double now;
 
 	if (!p->on)
@@ -65,10 +65,7 @@ static void progress_show(struct progress *p, uint64_t done, bool final)
 	if (!final && now - p->last < 0.5)
 		return;
 	p->last = now;
-	format_size(a, sizeof(a), done);
-	format_size(b, sizeof(b), p->total);
-	fprintf(stderr, "\r%s: %s of %s (%.0f%%)%s", p->what, a, b,
-		p->total ? 100.0 * done / p->total : 100.0, final ? "\n" : "  ");
+	progress_line(p->what, p->action, done, p->total, final);
 }
 
 /*
@@ -221,7 +218,7 @@ int cmd_diff(int argc, char **argv)
 	uint64_t bytes = 0;
 	size_t i;
 
-	while ((ch = getopt_long(argc, argv, "Jh", opts, NULL)) != -1) {
+	while ((ch = cmd_getopt(argc, argv, "Jh", opts)) != -1) {
 		if (ch == 'J')
 			json = true;
 		else if (ch == 'h')
@@ -317,14 +314,15 @@ static int put_record(struct writer *w, uint32_t type, uint64_t offset,
 	return plen ? put(w, payload, plen) : 0;
 }
 
-/* Options of send (from set) and receive (from NULL). */
+/* Options of send (from and dry set) and receive (both NULL). */
 static int stream_options(int argc, char **argv, const char **from, bool *sum,
-			  bool *quiet)
+			  bool *quiet, bool *dry)
 {
 	const char *cmd = from ? "send" : "receive";
 
 	static const struct option opts[] = {
 		{ "from", required_argument, NULL, 'f' },
+		{ "dry-run", no_argument, NULL, 'n' },
 		{ "summary", no_argument, NULL, 's' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -332,13 +330,22 @@ static int stream_options(int argc, char **argv, const char **from, bool *sum,
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, from ? "f:sqh" : "sqh", opts, NULL)) != -1) {
+	while ((c = cmd_getopt(argc, argv, from ? "f:nsqh" : "sqh", opts)) != -1) {
 		switch (c) {
 		case 'f':
 			/* getopt_long matches --from for receive too. */
 			if (!from)
 				return usage_error(cmd, "--from is an option of send");
+			/* The last one winning would send what was not asked for. */
+			if (*from)
+				return usage_error(cmd, "--from given twice (%s, %s): give one BASE",
+						   *from, optarg);
 			*from = optarg;
+			break;
+		case 'n':
+			if (!dry)
+				return usage_error(cmd, "--dry-run is an option of send");
+			*dry = true;
 			break;
 		case 's':
 			*sum = true;
@@ -356,6 +363,33 @@ static int stream_options(int argc, char **argv, const char **from, bool *sum,
 	return 0;
 }
 
+/*
+ * send --dry-run: what the stream would hold, as zfs send -nv says it,
+ * on stdout; the counts for --summary.
+ */
+static void dry_run(const char *snap, const char *base, const struct range_list *l,
+		    uint64_t stream, struct counts *c)
+{
+	char d[32], s[32];
+	size_t i;
+
+	for (i = 0; i < l->nr; i++) {
+		if (l->r[i].kind == RANGE_HOLE) {
+			c->hole_records++;
+			c->hole_bytes += l->r[i].length;
+		} else {
+			c->data_records += (l->r[i].length + STREAM_MAX_DATA - 1) / STREAM_MAX_DATA;
+			c->data_bytes += l->r[i].length;
+		}
+	}
+	c->stream_bytes = stream;
+	format_size(d, sizeof(d), c->data_bytes);
+	format_size(s, sizeof(s), stream);
+	printf("Would send %s%s%s: %s of data in %" PRIu64 " records and %" PRIu64 " holes, a stream of %s (%" PRIu64 " bytes)\n",
+	       snap, base ? " from " : "", base ? base : "", d, c->data_records,
+	       c->hole_records, s, stream);
+}
+
 int cmd_send(int argc, char **argv)
 {
 	char text[STREAM_MAX_TEXT], base_name[2 * SUBVOL_NAME_MAX + 2] = "";
@@ -366,7 +400,7 @@ int cmd_send(int argc, char **argv)
 	struct counts c = { 0 };
 	char sn[2 * SUBVOL_NAME_MAX + 2], bn[2 * SUBVOL_NAME_MAX + 2] = "";
 	struct volume snap, base;
-	bool sum = false, quiet = false;
+	bool sum = false, quiet = false, dry = false;
 	unsigned char digest[SHA256_LEN], *buf = NULL;
 	struct writer w = { .c = &c };
 	struct progress prog;
@@ -376,12 +410,12 @@ int cmd_send(int argc, char **argv)
 	size_t i;
 
 	c.start = now_seconds();
-	n = stream_options(argc, argv, &from, &sum, &quiet);
+	n = stream_options(argc, argv, &from, &sum, &quiet, &dry);
 	if (n)
 		return n < 0 ? 0 : n;
 	if (optind != argc - 1)
 		return usage_error("send", "give one POOL/SNAPSHOT");
-	if (isatty(STDOUT_FILENO)) {
+	if (!dry && isatty(STDOUT_FILENO)) {
 		errmsg("send: the stream would go to a terminal; redirect it to a file or a pipe");
 		return EXIT_REFUSED;
 	}
@@ -434,6 +468,14 @@ int cmd_send(int argc, char **argv)
 	hdr.data_bytes = htole64(data);
 	hdr.nr_records = htole64(nr);
 	hdr.crc = htole32(crc32c(crc32c(0, &hdr, sizeof(hdr)), text, n));
+	if (dry) {
+		dry_run(sn, from ? bn : NULL, &l, n + (nr + 1) * sizeof(struct stream_record) +
+			sizeof(hdr) + data + SHA256_LEN, &c);
+		if (sum)
+			summary("send", snap.name, from ? base_name : NULL, &c);
+		r = 0;
+		goto out;
+	}
 
 	buf = malloc(STREAM_MAX_DATA);
 	w.sha = EVP_MD_CTX_new();
@@ -441,7 +483,7 @@ int cmd_send(int argc, char **argv)
 		errmsg("send: out of memory");
 		goto out;
 	}
-	progress_init(&prog, "send", data, quiet);
+	progress_init(&prog, "send", "sending", data, quiet);
 	if (put(&w, &hdr, sizeof(hdr)) || put(&w, text, n))
 		goto write_error;
 	for (i = 0; i < l.nr; i++) {
@@ -584,7 +626,7 @@ int cmd_receive(int argc, char **argv)
 	int n, r = EXIT_REFUSED;
 
 	c.start = now_seconds();
-	n = stream_options(argc, argv, NULL, &sum, &quiet);
+	n = stream_options(argc, argv, NULL, &sum, &quiet, NULL);
 	if (n)
 		return n < 0 ? 0 : n;
 	if (optind != argc - 1 && optind != argc - 2)
@@ -702,7 +744,7 @@ int cmd_receive(int argc, char **argv)
 		goto out;
 	}
 
-	progress_init(&prog, "receive", data_bytes, quiet);
+	progress_init(&prog, "receive", "receiving", data_bytes, quiet);
 	for (;;) {
 		/*
 		 * The END record's payload is the hash of what came before it:

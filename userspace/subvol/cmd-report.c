@@ -10,32 +10,43 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <libdevmapper.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
-enum { OPT_SEPARATOR = 256 };
+enum { OPT_SEPARATOR = 256, OPT_UNITS, OPT_NOSUFFIX };
 
+/*
+ * The options of list, status, pool list and pool status.  types: list's
+ * -t, NULL for the others; -O is for the tables (list, pool list), which
+ * the caller checks.  0, -1 after --help, or EXIT_USAGE (said).
+ */
 static int parse_report_opts(const char *cmd, int argc, char **argv,
-			     struct report_opts *o)
+			     struct report_opts *o, const char **types)
 {
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'J' },
 		{ "bytes", no_argument, NULL, 'b' },
 		{ "noheadings", no_argument, NULL, 'n' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "sort", required_argument, NULL, 'O' },
+		{ "type", required_argument, NULL, 't' },
 		{ "separator", required_argument, NULL, OPT_SEPARATOR },
+		{ "units", required_argument, NULL, OPT_UNITS },
+		{ "nosuffix", no_argument, NULL, OPT_NOSUFFIX },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	int c;
 
 	memset(o, 0, sizeof(*o));
-	while ((c = getopt_long(argc, argv, "Jbno:h", opts, NULL)) != -1) {
+	while ((c = cmd_getopt(argc, argv, "JbnHo:O:t:h", opts)) != -1) {
 		switch (c) {
 		case 'J':
 			o->json = true;
@@ -46,11 +57,33 @@ static int parse_report_opts(const char *cmd, int argc, char **argv,
 		case 'n':
 			o->noheadings = true;
 			break;
+		case 'H':
+			/* zfs's scripted mode: no headings, tabs between fields. */
+			o->noheadings = true;
+			o->separator = "\t";
+			break;
 		case 'o':
-			o->columns = optarg;
+			if (!report_add_columns(o, optarg))
+				return usage_error(cmd, "-o: too many columns");
+			break;
+		case 'O':
+			o->sort = optarg;
+			break;
+		case 't':
+			if (!types)
+				return usage_error(cmd, "-t is an option of list");
+			*types = optarg;
 			break;
 		case OPT_SEPARATOR:
 			o->separator = optarg;
+			break;
+		case OPT_UNITS:
+			if (!report_set_units(o, optarg))
+				return usage_error(cmd, "--units: \"%s\" is not a unit (h, b, s, k, m, g, t, p, e; K..E for powers of 1000)",
+						   optarg);
+			break;
+		case OPT_NOSUFFIX:
+			o->nosuffix = true;
 			break;
 		case 'h':
 			command_help(cmd);
@@ -59,6 +92,8 @@ static int parse_report_opts(const char *cmd, int argc, char **argv,
 			return usage_error(cmd, NULL);
 		}
 	}
+	if (o->bytes && o->units)
+		return usage_error(cmd, "--bytes is --units b --nosuffix: give one of them");
 	return 0;
 }
 
@@ -136,7 +171,8 @@ static void meta_fields(const struct volume_meta *m, const struct subvol_feature
 enum {
 	L_POOL, L_NAME, L_KIND, L_SIZE, L_ALLOC, L_ORIGIN, L_DEVICE, L_CREATED,
 	L_ID, L_ORIGIN_ID, L_IMAGE, L_GUARANTEE, L_NO_SPACE, L_NO_SPACE_TIMEOUT,
-	L_LOW_WATER_MARK, L_IGNORE_DISCARD, L_EXTENT_SIZE, L_HOST_LVM, L_NR
+	L_LOW_WATER_MARK, L_IGNORE_DISCARD, L_EXTENT_SIZE, L_HOST_LVM, L_STATE,
+	L_EXCLUSIVE, L_SHARED, L_NR
 };
 
 static const struct field list_columns[L_NR] = {
@@ -158,12 +194,64 @@ static const struct field list_columns[L_NR] = {
 	[L_IGNORE_DISCARD] = { "ignore_discard", FIELD_BOOL, .hidden = true },
 	[L_EXTENT_SIZE] = { "extent_size", FIELD_SIZE, .hidden = true },
 	[L_HOST_LVM] = { "host_lvm", FIELD_BOOL, .hidden = true },
+	[L_STATE] = { "state", FIELD_STRING, .hidden = true },
+	[L_EXCLUSIVE] = { "exclusive", FIELD_SIZE, .hidden = true },
+	[L_SHARED] = { "shared", FIELD_SIZE, .hidden = true },
 };
 
-static int list_pool(struct report *rep, const char *spec)
+/* What list shows: -t's kinds, and with POOL/VOLUME the volume's own. */
+struct list_filter {
+	bool volumes, snapshots;
+	const char *volume;	/* NULL: every one */
+	const char *volume_id;	/* its id: its snapshots too */
+};
+
+static bool list_wants(const struct list_filter *lf, const struct volume *v)
+{
+	bool snap = v->meta.kind == VOLUME_KIND_SNAPSHOT;
+
+	if (!(snap ? lf->snapshots : lf->volumes))
+		return false;
+	return !lf->volume || !strcmp(v->name, lf->volume) ||
+	       (snap && lf->volume_id && !strcmp(v->meta.origin_id, lf->volume_id));
+}
+
+/* status's and list's STATE: as the device is, or inactive. */
+static const char *state_text(bool active, const struct dm_info_lite *info,
+			      bool read_only)
+{
+	if (!active)
+		return "inactive";
+	if (info->suspended)
+		return "suspended";
+	return read_only ? "active (read-only)" : "active";
+}
+
+/* EXCLUSIVE and SHARED: from the image's extent map, when shown. */
+static int usage_fields(struct report *rep, const struct volume *v, struct field *row)
+{
+	uint64_t excl, shared;
+
+	if (!report_uses(rep, L_EXCLUSIVE) && !report_uses(rep, L_SHARED))
+		return 0;
+	if (volume_usage(v, &excl, &shared)) {
+		errmsg("volume %s/%s: cannot read the extent map of %s: %s",
+		       v->pool->meta.name, v->name, v->path, strerror(errno));
+		row[L_EXCLUSIVE].null = row[L_SHARED].null = true;
+		return -1;
+	}
+	row[L_EXCLUSIVE].num = excl;
+	row[L_SHARED].num = shared;
+	return 0;
+}
+
+static int list_pool(struct report *rep, const char *spec,
+		     const struct list_filter *filter)
 {
 	char dev[DM_NAME_LEN + 32], name[DM_NAME_LEN], created[32];
+	struct list_filter lf = *filter;
 	struct subvol_features feat;
+	struct dm_info_lite info;
 	struct field row[L_NR];
 	struct volume *vols;
 	struct pool pool;
@@ -190,13 +278,20 @@ static int list_pool(struct report *rep, const char *spec)
 		pool_close(&pool);
 		return -1;
 	}
-	for (i = 0; i < nr; i++)
+	for (i = 0; i < nr; i++) {
 		if (volume_load(&pool, names[i], &vols[i], true))
 			r = -1;
+		else if (lf.volume && !strcmp(names[i], lf.volume))
+			lf.volume_id = vols[i].meta.id;
+	}
+	if (lf.volume && !lf.volume_id) {
+		errmsg("volume %s/%s: no such volume", pool.meta.name, lf.volume);
+		r = -1;
+	}
 	for (i = 0; i < nr; i++) {
 		struct volume *v = &vols[i];
 
-		if (!v->exists)
+		if (!v->exists || !list_wants(&lf, v))
 			continue;
 		memcpy(row, list_columns, sizeof(row));
 		row[L_POOL].str = pool.meta.name;
@@ -207,11 +302,14 @@ static int list_pool(struct report *rep, const char *spec)
 		for (j = 0; v->meta.origin_id[0] && j < nr; j++)
 			if (vols[j].exists && !strcmp(vols[j].meta.id, v->meta.origin_id))
 				row[L_ORIGIN].str = vols[j].name;
-		active = volume_active(v, name, sizeof(name), NULL) == 1;
+		active = volume_active(v, name, sizeof(name), &info) == 1;
 		if (active) {
 			snprintf(dev, sizeof(dev), "%s/%s", dm_dir(), name);
 			row[L_DEVICE].str = dev;
 		}
+		row[L_STATE].str = state_text(active, &info, info.read_only);
+		if (usage_fields(rep, v, row))
+			r = -1;
 		if (volume_device_features(v, active ? name : NULL, &feat))
 			r = -1;
 		row[L_CREATED].str = iso_time(created, sizeof(created), v->meta.created);
@@ -231,33 +329,91 @@ static int list_pool(struct report *rep, const char *spec)
 	return r;
 }
 
+/* -t: "volume", "snapshot", both comma-separated, or "all". */
+static int parse_types(const char *arg, struct list_filter *lf)
+{
+	const char *p = arg;
+	size_t n;
+
+	if (!arg) {
+		lf->volumes = lf->snapshots = true;
+		return 0;
+	}
+	for (;;) {
+		n = strcspn(p, ",");
+		if (n == 3 && !strncmp(p, "all", n))
+			lf->volumes = lf->snapshots = true;
+		else if ((n == 6 && !strncmp(p, "volume", n)) || (n == 3 && !strncmp(p, "vol", n)))
+			lf->volumes = true;
+		else if ((n == 8 && !strncmp(p, "snapshot", n)) || (n == 4 && !strncmp(p, "snap", n)))
+			lf->snapshots = true;
+		else
+			return usage_error("list", "-t: \"%.*s\" is not a kind (volume, snapshot or all)",
+					   (int)n, p);
+		if (!p[n])
+			return 0;
+		p += n + 1;
+	}
+}
+
+/*
+ * list's argument: a pool (name or directory), or POOL/VOLUME (a slash,
+ * and not a directory): the volume and its snapshots, as lvs VG/LV.
+ */
+static int list_arg(struct report *rep, const char *arg, const struct list_filter *filter)
+{
+	char pool[4096];
+	const char *slash = strrchr(arg, '/');
+	struct list_filter lf = *filter;
+	struct stat st;
+
+	if (!slash || (stat(arg, &st) == 0 && S_ISDIR(st.st_mode)) ||
+	    (size_t)(slash - arg) >= sizeof(pool))
+		return list_pool(rep, arg, filter);
+	if (slash == arg || !slash[1]) {
+		errmsg("volume %s: give it as POOL/VOLUME", arg);
+		return -1;
+	}
+	memcpy(pool, arg, slash - arg);
+	pool[slash - arg] = '\0';
+	lf.volume = slash + 1;
+	return list_pool(rep, pool, &lf);
+}
+
 int cmd_list(int argc, char **argv)
 {
 	int sel[REPORT_MAX_COLUMNS], nsel;
+	struct list_filter lf = { 0 };
+	const char *types = NULL;
 	struct report_opts o;
 	struct report *rep;
 	char **pools = NULL, **p;
+	bool usage;
 	int i, r = 0;
 
-	i = parse_report_opts("list", argc, argv, &o);
+	i = parse_report_opts("list", argc, argv, &o, &types);
 	if (i)
 		return i < 0 ? 0 : i;
+	if (parse_types(types, &lf))
+		return EXIT_USAGE;
 	nsel = report_select("list", &o, list_columns, L_NR, sel);
 	if (nsel < 0)
 		return EXIT_USAGE;
-	rep = report_new("volumes", &o, list_columns, sel, nsel);
+	rep = report_new("list", "volumes", &o, list_columns, L_NR, sel, nsel, &usage);
 	if (!rep) {
+		if (usage)
+			return EXIT_USAGE;
 		errmsg("list: out of memory");
 		return EXIT_REFUSED;
 	}
 	if (optind < argc) {
 		for (i = optind; i < argc; i++)
-			if (list_pool(rep, argv[i]))
+			if (list_arg(rep, argv[i], &lf))
 				r = EXIT_REFUSED;
 	} else {
 		pools = pool_registered();
 		for (p = pools; p && *p; p++)
-			if (list_pool(rep, *p))
+			if (list_pool(rep, *p, &lf))
 				r = EXIT_REFUSED;
 		free_names(pools);
 	}
@@ -335,39 +491,72 @@ static void copy_text(const struct subvol_status *st, const char *image, char *b
 		snprintf(buf + n, len - n, " (no subvol process owns it: the next snapshot or subvol monitor cancels it)");
 }
 
-int cmd_status(int argc, char **argv)
-{
-	char name[DM_NAME_LEN], dev[DM_NAME_LEN + 32], params[1024], err[256];
+/* One volume's status fields, and the text they point to. */
+struct status_rec {
+	struct field f[S_NR];
+	bool ok;
+	char pool[SUBVOL_NAME_MAX + 1], volume[SUBVOL_NAME_MAX + 1];
+	char image[sizeof(((struct volume *)0)->path)], dev[DM_NAME_LEN + 32];
 	char created[32], origin[SUBVOL_NAME_MAX + 1], copy[160];
-	int sel[REPORT_MAX_COLUMNS], nsel, i;
+	char id[SUBVOL_ID_LEN + 1], origin_id[SUBVOL_ID_LEN + 1];
+};
+
+/* The target's counters of an active volume: shown when it gives them. */
+static void status_counters(struct status_rec *s, const struct subvol_status *st)
+{
+	struct field *f = s->f;
+	int i;
+
+	f[S_BACKED].num = st->backed_sectors << 9;
+	if (st->has_space) {
+		for (i = S_MAPPED; i <= S_UNCOVERED; i++)
+			f[i].hidden = f[i].null = false;
+		f[S_MAPPED].num = st->mapped_sectors << 9;
+		f[S_SHARED].num = st->shared_sectors << 9;
+		f[S_PROMISED].num = st->promised_sectors << 9;
+		f[S_COW_RESERVE].num = st->cow_reserve_sectors << 9;
+		f[S_POOL_CLAIMED].num = st->pool_claimed_sectors << 9;
+		f[S_POOL_COMMITTED].num = st->pool_committed_sectors << 9;
+		f[S_UNCOVERED].num = st->uncovered_sectors << 9;
+		f[S_CLIENT].hidden = f[S_LOW_WATER].hidden = false;
+		f[S_CLIENT].null = f[S_LOW_WATER].null = false;
+		f[S_CLIENT].str = st->client_attached ? "attached" : "none";
+		f[S_LOW_WATER].str = st->low_water_hit ? "low" : "ok";
+	}
+	f[S_HOST_FREE].hidden = false;
+	f[S_HOST_FREE].null = !st->host_free_known;
+	f[S_HOST_FREE].num = st->host_free_sectors << 9;
+	if (st->has_accounting_errors) {
+		f[S_ACCOUNTING_ERRORS].hidden = f[S_ACCOUNTING_ERRORS].null = false;
+		f[S_ACCOUNTING_ERRORS].num = st->accounting_errors;
+	}
+	if (st->has_snapshot_copy && st->copy != SUBVOL_COPY_NONE) {
+		copy_text(st, s->image, s->copy, sizeof(s->copy));
+		f[S_SNAPSHOT_COPY].str = s->copy;
+	}
+}
+
+/* The fields of the volume spec names into s: 0, or the exit status (said). */
+static int status_read(const char *spec, struct status_rec *s)
+{
+	char name[DM_NAME_LEN], params[1024], err[256];
 	struct subvol_status st = { 0 };
 	struct subvol_features feat;
 	struct dm_info_lite info;
-	struct report_opts o;
-	struct field f[S_NR];
+	struct field *f = s->f;
 	struct statvfs sv;
 	struct volume vol;
 	struct pool pool;
-	bool active;
-	int r;
+	int i, r;
 
-	r = parse_report_opts("status", argc, argv, &o);
-	if (r)
-		return r < 0 ? 0 : r;
-	if (report_select("status", &o, status_fields, S_NR, sel) < 0)
-		return EXIT_USAGE;
-	if (optind != argc - 1)
-		return usage_error("status", "give one POOL/VOLUME");
-	r = volume_spec(argv[optind], &pool, &vol, false, true);
+	r = volume_spec(spec, &pool, &vol, false, true);
 	if (r)
 		return r;
 	r = EXIT_REFUSED;
-	r = volume_active(&vol, name, sizeof(name), &info);
-	if (r < 0)
-		goto fail;
-	active = r;
-	r = EXIT_REFUSED;
-	if (active) {
+	i = volume_active(&vol, name, sizeof(name), &info);
+	if (i < 0)
+		goto out;
+	if (i) {
 		if (dm_device_status(name, params, sizeof(params), NULL)) {
 			errmsg("volume %s/%s: cannot read the status of %s: %s", pool.meta.name,
 			       vol.name, name, dm_last_error());
@@ -377,54 +566,32 @@ int cmd_status(int argc, char **argv)
 			errmsg("volume %s/%s: %s: %s", pool.meta.name, vol.name, name, err);
 			goto out;
 		}
-		snprintf(dev, sizeof(dev), "%s/%s", dm_dir(), name);
+		snprintf(s->dev, sizeof(s->dev), "%s/%s", dm_dir(), name);
 	}
-	if (volume_device_features(&vol, active ? name : NULL, &feat))
+	if (volume_device_features(&vol, i ? name : NULL, &feat))
 		goto out;
 
-	memcpy(f, status_fields, sizeof(f));
-	f[S_POOL].str = pool.meta.name;
-	f[S_VOLUME].str = vol.name;
+	memcpy(f, status_fields, sizeof(s->f));
+	snprintf(s->pool, sizeof(s->pool), "%s", pool.meta.name);
+	snprintf(s->volume, sizeof(s->volume), "%s", vol.name);
+	snprintf(s->image, sizeof(s->image), "%s", vol.path);
+	snprintf(s->id, sizeof(s->id), "%s", vol.meta.id);
+	snprintf(s->origin_id, sizeof(s->origin_id), "%s", vol.meta.origin_id);
+	f[S_POOL].str = s->pool;
+	f[S_VOLUME].str = s->volume;
 	f[S_KIND].str = volume_kind_name(vol.meta.kind);
-	f[S_STATE].str = !active ? "inactive" : info.suspended ? "suspended" :
-			 st.writable ? "active" : "active (read-only)";
-	f[S_DEVICE].str = active ? dev : NULL;
-	f[S_IMAGE].str = vol.path;
+	f[S_STATE].str = state_text(i, &info, !st.writable);
+	f[S_DEVICE].str = i ? s->dev : NULL;
+	f[S_IMAGE].str = s->image;
 	f[S_SIZE].num = vol.meta.size;
 	meta_fields(&vol.meta, &feat, &f[S_GUARANTEE], &f[S_NO_SPACE], &f[S_NO_SPACE_TIMEOUT],
 		    &f[S_LOW_WATER_MARK], &f[S_IGNORE_DISCARD], &f[S_EXTENT_SIZE]);
 	f[S_HOST_LVM].num = volume_host_lvm(&vol.meta);
 	/* The target's counters: hidden, and "-", unless it gives them. */
-	for (i = S_MAPPED; i <= S_ACCOUNTING_ERRORS; i++)
-		f[i].hidden = f[i].null = true;
-	if (active) {
-		f[S_BACKED].num = st.backed_sectors << 9;
-		if (st.has_space) {
-			for (i = S_MAPPED; i <= S_UNCOVERED; i++)
-				f[i].hidden = f[i].null = false;
-			f[S_MAPPED].num = st.mapped_sectors << 9;
-			f[S_SHARED].num = st.shared_sectors << 9;
-			f[S_PROMISED].num = st.promised_sectors << 9;
-			f[S_COW_RESERVE].num = st.cow_reserve_sectors << 9;
-			f[S_POOL_CLAIMED].num = st.pool_claimed_sectors << 9;
-			f[S_POOL_COMMITTED].num = st.pool_committed_sectors << 9;
-			f[S_UNCOVERED].num = st.uncovered_sectors << 9;
-			f[S_CLIENT].hidden = f[S_LOW_WATER].hidden = false;
-			f[S_CLIENT].null = f[S_LOW_WATER].null = false;
-			f[S_CLIENT].str = st.client_attached ? "attached" : "none";
-			f[S_LOW_WATER].str = st.low_water_hit ? "low" : "ok";
-		}
-		f[S_HOST_FREE].hidden = false;
-		f[S_HOST_FREE].null = !st.host_free_known;
-		f[S_HOST_FREE].num = st.host_free_sectors << 9;
-		if (st.has_accounting_errors) {
-			f[S_ACCOUNTING_ERRORS].hidden = f[S_ACCOUNTING_ERRORS].null = false;
-			f[S_ACCOUNTING_ERRORS].num = st.accounting_errors;
-		}
-		if (st.has_snapshot_copy && st.copy != SUBVOL_COPY_NONE) {
-			copy_text(&st, vol.path, copy, sizeof(copy));
-			f[S_SNAPSHOT_COPY].str = copy;
-		}
+	for (r = S_MAPPED; r <= S_ACCOUNTING_ERRORS; r++)
+		f[r].hidden = f[r].null = true;
+	if (i) {
+		status_counters(s, &st);
 	} else {
 		f[S_BACKED].num = volume_allocated(&vol);
 		if (!fstatvfs(pool.dirfd, &sv)) {
@@ -432,19 +599,91 @@ int cmd_status(int argc, char **argv)
 			f[S_HOST_FREE].num = (uint64_t)sv.f_bavail * sv.f_frsize;
 		}
 	}
-	origin_by_id(&pool, vol.meta.origin_id, origin, sizeof(origin));
-	f[S_ORIGIN].str = origin[0] ? origin : NULL;
-	f[S_ORIGIN_ID].str = vol.meta.origin_id[0] ? vol.meta.origin_id : NULL;
-	f[S_CREATED].str = iso_time(created, sizeof(created), vol.meta.created);
-	f[S_ID].str = vol.meta.id;
-	nsel = report_select("status", &o, f, S_NR, sel);
-	r = report_fields("volume", &o, f, sel, nsel) ? EXIT_REFUSED : 0;
+	origin_by_id(&pool, vol.meta.origin_id, s->origin, sizeof(s->origin));
+	f[S_ORIGIN].str = s->origin[0] ? s->origin : NULL;
+	f[S_ORIGIN_ID].str = s->origin_id[0] ? s->origin_id : NULL;
+	f[S_CREATED].str = iso_time(s->created, sizeof(s->created), vol.meta.created);
+	f[S_ID].str = s->id;
+	s->ok = true;
+	r = 0;
 out:
 	pool_close(&pool);
 	return r;
-fail:
-	pool_close(&pool);
-	return EXIT_REFUSED;
+}
+
+/*
+ * Several volumes in JSON: one array, its columns the fields any of them
+ * shows (null where one has no value), as a table of volumes.
+ */
+static int status_json(const struct report_opts *o, struct status_rec *recs, int n)
+{
+	struct field shown[S_NR];
+	int sel[REPORT_MAX_COLUMNS], nsel, i, j;
+	struct report *rep;
+	bool usage;
+
+	memcpy(shown, status_fields, sizeof(shown));
+	for (j = 0; j < S_NR; j++) {
+		shown[j].hidden = true;
+		for (i = 0; i < n; i++)
+			if (recs[i].ok && !recs[i].f[j].hidden)
+				shown[j].hidden = false;
+	}
+	nsel = report_select("status", o, shown, S_NR, sel);
+	rep = report_new("status", "volume", o, shown, S_NR, sel, nsel, &usage);
+	if (!rep)
+		return -1;
+	for (i = 0; i < n; i++)
+		if (recs[i].ok && report_add(rep, recs[i].f))
+			return -1;
+	return report_print(rep);
+}
+
+int cmd_status(int argc, char **argv)
+{
+	int sel[REPORT_MAX_COLUMNS], nsel, i, n, r, status = 0;
+	struct status_rec *recs;
+	struct report_opts o;
+	bool first = true;
+
+	r = parse_report_opts("status", argc, argv, &o, NULL);
+	if (r)
+		return r < 0 ? 0 : r;
+	if (o.sort)
+		return usage_error("status", "--sort is an option of list and pool list");
+	if (report_select("status", &o, status_fields, S_NR, sel) < 0)
+		return EXIT_USAGE;
+	if (optind >= argc)
+		return usage_error("status", "give at least one POOL/VOLUME");
+	n = argc - optind;
+	recs = calloc(n, sizeof(*recs));
+	if (!recs) {
+		errmsg("status: out of memory");
+		return EXIT_REFUSED;
+	}
+	/* Each one said, as lvdisplay does; a missing one named, exit 1. */
+	for (i = 0; i < n; i++) {
+		r = status_read(argv[optind + i], &recs[i]);
+		if (r && status != EXIT_USAGE)
+			status = r;
+	}
+	if (o.json) {
+		if (status_json(&o, recs, n))
+			status = EXIT_REFUSED;
+	} else {
+		for (i = 0; i < n; i++) {
+			if (!recs[i].ok)
+				continue;
+			if (!first)
+				putchar('\n');
+			first = false;
+			nsel = report_select("status", &o, recs[i].f, S_NR, sel);
+			if (report_fields("volume", &o, recs[i].f, sel, nsel))
+				status = EXIT_REFUSED;
+		}
+	}
+	free(recs);
+	return status;
 }
 
 /* pool status and pool list: the same fields, "pool" being list's "name". */
@@ -515,32 +754,46 @@ static const struct field pool_list_columns[P_NR] = {
 	[P_LAST_ERROR_TIME] = { "last_error_time", FIELD_STRING, .hidden = true },
 };
 
+/* errmsg's first line while counting a pool's images, and how many. */
+static char count_error[512];
+static unsigned int count_errors;
+
+static void count_error_sink(const char *msg)
+{
+	if (!count_errors++)
+		snprintf(count_error, sizeof(count_error), "%s", msg);
+}
+
 /*
  * A pool's fields into f (a copy of one of the tables above); -1 when an
- * image could not be read, so that the counts are short.
+ * image could not be read: then the counts are unknown (null, "-"), never
+ * short, and one line says how many images could not be read and why.
  */
 static int pool_fields(struct pool *pool, struct field *f, struct pool_texts *t,
 		       bool bytes)
 {
 	const struct autoextend *a = &pool->meta.autoextend;
 	char vg[DM_NAME_LEN], lv[DM_NAME_LEN], err[256];
-	uint64_t virt = 0, alloc = 0, nvol = 0, nsnap = 0, nactive = 0;
+	uint64_t virt = 0, alloc = 0, nvol = 0, nsnap = 0, nactive = 0, n = 0;
 	struct statvfs sv;
 	struct volume vol;
 	char **names, **p;
+	void (*saved_sink)(const char *msg);
 	bool bad = false;
+	int i;
 
 	names = pool_volumes(pool);
 	if (!names) {
 		errmsg("pool %s: cannot read %s: %s", pool->meta.name, pool->path, strerror(errno));
 		bad = true;
 	}
-	/* An image it cannot read makes the counts wrong: say so, exit 1. */
-	for (p = names; p && *p; p++) {
-		if (volume_load(pool, *p, &vol, true)) {
-			bad = true;
+	/* An image it cannot read makes the counts wrong: say so once, exit 1. */
+	count_errors = 0;
+	saved_sink = errmsg_sink;
+	errmsg_sink = count_error_sink;
+	for (p = names; p && *p; p++, n++) {
+		if (volume_load(pool, *p, &vol, true))
 			continue;
-		}
 		if (vol.meta.kind == VOLUME_KIND_SNAPSHOT)
 			nsnap++;
 		else
@@ -550,6 +803,14 @@ static int pool_fields(struct pool *pool, struct field *f, struct pool_texts *t,
 		if (volume_active(&vol, NULL, 0, NULL) == 1)
 			nactive++;
 	}
+	errmsg_sink = saved_sink;
+	if (count_errors) {
+		errmsg("pool %s: %u of its %" PRIu64 " images cannot be read, so its counts are not shown (%s)",
+		       pool->meta.name, count_errors, n, count_error);
+		bad = true;
+	}
+	for (i = P_VOLUMES; i <= P_ALLOCATED; i++)
+		f[i].null = bad;
 	free_names(names);
 	if (fstatvfs(pool->dirfd, &sv))
 		memset(&sv, 0, sizeof(sv));
@@ -618,11 +879,12 @@ static int pool_list(const struct report_opts *o, const int *sel, int nsel)
 	struct report *rep;
 	struct pool pool;
 	char **names, **p;
+	bool usage;
 	int r = 0;
 
-	rep = report_new("pools", o, pool_list_columns, sel, nsel);
+	rep = report_new("pool", "pools", o, pool_list_columns, P_NR, sel, nsel, &usage);
 	if (!rep)
-		return EXIT_REFUSED;
+		return usage ? EXIT_USAGE : EXIT_REFUSED;
 	names = pool_registered();
 	for (p = names; p && *p; p++) {
 		if (pool_open(*p, &pool, false)) {
@@ -663,7 +925,7 @@ int cmd_pool(int argc, char **argv)
 	argc--;
 	argv++;
 	if (!strcmp(sub, "create") || !strcmp(sub, "import")) {
-		while ((c = getopt_long(argc, argv, "N:h", opts, NULL)) != -1) {
+		while ((c = cmd_getopt(argc, argv, "N:h", opts)) != -1) {
 			if (c == 'N')
 				name = optarg;
 			else if (c == 'h')
@@ -688,9 +950,11 @@ int cmd_pool(int argc, char **argv)
 	if (!strcmp(sub, "export") || !strcmp(sub, "remove"))
 		return cmd_pool_admin(sub, argc, argv);
 	if (!strcmp(sub, "status") || !strcmp(sub, "list")) {
-		r = parse_report_opts("pool", argc, argv, &o);
+		r = parse_report_opts("pool", argc, argv, &o, NULL);
 		if (r)
 			return r < 0 ? 0 : r;
+		if (o.sort && sub[0] != 'l')
+			return usage_error("pool", "--sort is an option of pool list");
 		nsel = report_select("pool", &o, sub[0] == 'l' ? pool_list_columns :
 				     pool_status_fields, P_NR, sel);
 		if (nsel < 0)
@@ -739,6 +1003,8 @@ int cmd_udev_name(int argc, char **argv)
 	const char *p;
 	size_t n = 0;
 
+	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")))
+		return command_help("udev-name");
 	if (argc < 2 || argc > 3 ||
 	    strncmp(argv[1], SUBVOL_NAME_PREFIX, strlen(SUBVOL_NAME_PREFIX)))
 		return EXIT_REFUSED;

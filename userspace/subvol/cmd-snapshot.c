@@ -188,15 +188,12 @@ static int clone_active(struct volume *src, const char *name, int src_fd,
 	return -1;
 }
 
-/* A "\r"-updated progress line on a terminal. */
+/* A "\r"-updated progress line on a terminal, in sectors copied. */
 static void progress(bool tty, const char *what, unsigned long long done,
-		     unsigned long long total)
+		     unsigned long long total, bool final)
 {
-	if (!tty)
-		return;
-	fprintf(stderr, "\r%s: copying, %3.0f%% of %llu MiB", what,
-		total ? 100.0 * done / total : 100.0, total >> 11);
-	fflush(stderr);
+	if (tty)
+		progress_line(what, "copying", (uint64_t)done << 9, (uint64_t)total << 9, final);
 }
 
 /*
@@ -251,16 +248,15 @@ int volume_clone_wait(struct volume *src, struct clone_result *res, bool show)
 			res->copying = false;
 			break;
 		}
-		progress(tty, what, st.copy_copied_sectors, st.copy_total_sectors);
+		progress(tty, what, st.copy_copied_sectors, st.copy_total_sectors, false);
 		total = st.copy_total_sectors;
 		shown = tty;
 		usleep(100000);
 	}
-	if (shown) {
-		if (!r)
-			progress(tty, what, total, total);
+	if (shown && !r)
+		progress(tty, what, total, total, true);
+	else if (shown)
 		fputc('\n', stderr);
-	}
 	for (i = 0; i < 3; i++)
 		sigaction(sigs[i], &old[i], NULL);
 
@@ -483,7 +479,7 @@ static int parse_common(const char *cmd, int argc, char **argv, bool *writable,
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "wafh", opts, NULL)) != -1) {
+	while ((c = cmd_getopt(argc, argv, "wafh", opts)) != -1) {
 		switch (c) {
 		case OPT_WAIT:
 		case OPT_NO_WAIT:
@@ -678,7 +674,8 @@ out:
 int cmd_rollback(int argc, char **argv)
 {
 	struct new_image img = { .fd = -1 };
-	char name[DM_NAME_LEN];
+	char name[DM_NAME_LEN], from[32], to[32];
+	uint64_t old_size;
 	struct clone_result res;
 	struct volume vol, snap;
 	const char *slash;
@@ -729,11 +726,19 @@ int cmd_rollback(int argc, char **argv)
 	if (volume_clone(&snap, &img, &res, vol.meta.extent_size))
 		goto out;
 	/* The volume stays itself (id, policies); its content and size go back. */
+	old_size = vol.meta.size;
 	vol.meta.size = snap.meta.size;
 	if (finish(&vol, &img, true, false))
 		goto out;
-	printf("Volume %s/%s rolled back to snapshot %s/%s\n", pool.meta.name, vol.name,
+	printf("Volume %s/%s rolled back to snapshot %s/%s", pool.meta.name, vol.name,
 	       pool.meta.name, snap.name);
+	/* --force may bring another volume's size: say so. */
+	if (old_size != snap.meta.size) {
+		format_size(from, sizeof(from), old_size);
+		format_size(to, sizeof(to), snap.meta.size);
+		printf("; its size went from %s to %s", from, to);
+	}
+	putchar('\n');
 	/* The old image's blocks are free: its clones share less. */
 	pool_rescan_sharing(&pool);
 	r = 0;

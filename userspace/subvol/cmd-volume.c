@@ -158,7 +158,7 @@ int cmd_create(int argc, char **argv)
 	uint64_t block, v;
 	int c, r;
 
-	while ((c = getopt_long(argc, argv, "s:e:m::Ih", opts, NULL)) != -1) {
+	while ((c = cmd_getopt(argc, argv, "s:e:m::Ih", opts)) != -1) {
 		switch (c) {
 		case 's':
 			r = parse_size(optarg, &meta.size);
@@ -281,7 +281,7 @@ static int each_volume(const char *cmd, int argc, char **argv, bool activate)
 	struct volume vol;
 	int c, i, r, status = 0;
 
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = cmd_getopt(argc, argv, "h", opts)) != -1) {
 		if (c == 'h')
 			return command_help(cmd);
 		return usage_error(cmd, NULL);
@@ -346,7 +346,7 @@ int cmd_remove(int argc, char **argv)
 	struct volume vol;
 	int c, i, r, status = 0;
 
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = cmd_getopt(argc, argv, "h", opts)) != -1) {
 		if (c == 'h')
 			return command_help("remove");
 		return usage_error("remove", NULL);
@@ -381,29 +381,151 @@ int cmd_remove(int argc, char **argv)
 	return status;
 }
 
+/*
+ * Where the device major:minor is mounted on this host, from
+ * /proc/self/mountinfo: its first mount point (octal escapes undone) and
+ * filesystem type; false when it is not mounted.
+ */
+static bool device_mount(unsigned int major, unsigned int minor, char *dir,
+			 size_t dirlen, char *type, size_t typelen)
+{
+	char line[8192], mnt[4096], fstype[64], *sep;
+	unsigned int ma, mi;
+	size_t i, n;
+	bool found = false;
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+
+	while (f && !found && fgets(line, sizeof(line), f)) {
+		sep = strstr(line, " - ");
+		if (!sep || sscanf(line, "%*u %*u %u:%u %*s %4095s", &ma, &mi, mnt) != 3 ||
+		    ma != major || mi != minor || sscanf(sep, " - %63s", fstype) != 1)
+			continue;
+		for (i = n = 0; mnt[i] && n + 1 < dirlen; n++) {
+			if (mnt[i] == '\\' && strlen(mnt + i) >= 4) {
+				dir[n] = (mnt[i + 1] - '0') << 6 | (mnt[i + 2] - '0') << 3 |
+					 (mnt[i + 3] - '0');
+				i += 4;
+			} else {
+				dir[n] = mnt[i++];
+			}
+		}
+		dir[n] = '\0';
+		snprintf(type, typelen, "%s", fstype);
+		found = true;
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/*
+ * --resizefs, before anything changes: the volume's filesystem must be
+ * one this host has mounted and can grow online (XFS, with xfs_growfs;
+ * ext4, with resize2fs).  A guest's filesystem is the guest's to grow.
+ */
+static int resizefs_check(const struct volume *vol, const char *name,
+			  const struct dm_info_lite *info, char *dir, size_t dirlen,
+			  char *type, size_t typelen)
+{
+	const char *v = vol->name, *p = vol->pool->meta.name;
+
+	if (!name) {
+		errmsg("volume %s/%s: --resizefs: it is inactive, so no filesystem of it is mounted here; nothing changed (activate and mount it, or resize without -r)",
+		       p, v);
+		return -1;
+	}
+	if (!device_mount(info->major, info->minor, dir, dirlen, type, typelen)) {
+		errmsg("volume %s/%s: --resizefs: %s/%s is not mounted on this host (a guest grows its own filesystem: xfs_growfs there); nothing changed",
+		       p, v, dm_dir(), name);
+		return -1;
+	}
+	if (strcmp(type, "xfs") && strcmp(type, "ext4")) {
+		errmsg("volume %s/%s: --resizefs: it holds %s, mounted at %s; only xfs and ext4 are grown; nothing changed",
+		       p, v, type, dir);
+		return -1;
+	}
+	return 0;
+}
+
+/* Grow the mounted filesystem to the device's new size. */
+static int resizefs(const struct volume *vol, const char *dev, const char *dir,
+		    const char *type)
+{
+	const char *xfs[] = { "xfs_growfs", dir, NULL };
+	const char *ext4[] = { "resize2fs", dev, NULL };
+	const char *const *argv = strcmp(type, "xfs") ? ext4 : xfs;
+	char why[256];
+	int r;
+
+	trace("volume %s/%s: %s %s", vol->pool->meta.name, vol->name, argv[0], argv[1]);
+	r = program_capture(argv, true, why, sizeof(why));
+	if (r) {
+		errmsg("volume %s/%s: grown, but %s %s failed: %s", vol->pool->meta.name,
+		       vol->name, argv[0], argv[1],
+		       why[0] ? why : r == 127 ? "cannot run it" : "no reason given");
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * --size: SIZE, +SIZE (grow by) or -SIZE (shrink by), as lvresize -L
+ * takes it, from the volume's size old; 0 or EXIT_USAGE (said).
+ */
+static int resize_target(const char *arg, uint64_t old, uint64_t *size)
+{
+	char a[32], b[32];
+	int sign = *arg == '+' ? 1 : *arg == '-' ? -1 : 0, c;
+
+	c = parse_size(arg + (sign != 0), size);
+	if (c == SIZE_TOO_LARGE)
+		return usage_error("resize", "--size: \"%s\" is too large", arg);
+	if (c || !*size)
+		return usage_error("resize", "--size: \"%s\" is not a size (e.g. 20G; +5G to add, -5G to take away)",
+				   arg);
+	if (sign > 0)
+		*size = *size > UINT64_MAX - old ? UINT64_MAX : *size + old;
+	if (sign < 0 && *size >= old) {
+		format_size(a, sizeof(a), *size);
+		format_size(b, sizeof(b), old);
+		return usage_error("resize", "--size: %s takes away %s, not less than its size (%s)",
+				   arg, a, b);
+	}
+	if (sign < 0)
+		*size = old - *size;
+	return 0;
+}
+
 /* Grow: the file, then the metadata, then the live table; shrink: inactive. */
 int cmd_resize(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "size", required_argument, NULL, 's' },
+		{ "resizefs", no_argument, NULL, 'r' },
 		{ "yes", no_argument, NULL, 'y' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *cmd = "resize", *size_arg = NULL;
-	char name[DM_NAME_LEN], params[4200], size_str[32], q[256];
+	char name[DM_NAME_LEN], params[4200], size_str[32], old_str[32], by_str[32], q[512];
+	char dev[DM_NAME_LEN + 32], mnt[4096], fstype[64];
+	struct dm_info_lite info;
 	struct volume_meta meta;
 	struct pool pool;
 	struct volume vol;
 	uint64_t size, block, old;
-	bool yes = false, active;
+	bool yes = false, active, fs = false;
 	struct stat st;
 	int c, fd = -1, r = EXIT_REFUSED;
 
-	while ((c = getopt_long(argc, argv, "s:yh", opts, NULL)) != -1) {
+	while ((c = cmd_getopt(argc, argv, "s:L:ryh", opts)) != -1) {
 		switch (c) {
 		case 's':
+		case 'L':
 			size_arg = optarg;
+			break;
+		case 'r':
+			fs = true;
 			break;
 		case 'y':
 			yes = true;
@@ -418,27 +540,26 @@ int cmd_resize(int argc, char **argv)
 		return usage_error(cmd, "give one POOL/VOLUME");
 	if (!size_arg)
 		return usage_error(cmd, "--size is required");
-	c = parse_size(size_arg + (*size_arg == '+'), &size);
-	if (c == SIZE_TOO_LARGE)
-		return usage_error(cmd, "--size: \"%s\" is too large", size_arg);
-	if (c || !size)
-		return usage_error(cmd, "--size: \"%s\" is not a size (e.g. 20G, or +5G to add)",
-				   size_arg);
+	if (fs && *size_arg == '-')
+		return usage_error(cmd, "--resizefs grows a filesystem; XFS cannot shrink (shrink the filesystem yourself first, then resize without -r)");
 	r = volume_spec(argv[optind], &pool, &vol, true, true);
 	if (r)
 		return r;
-	r = EXIT_REFUSED;
 	meta = vol.meta;
 	old = meta.size;
+	r = resize_target(size_arg, old, &size);
+	if (r)
+		goto out;
+	r = EXIT_REFUSED;
 	block = pool_block_size(&pool);
-	if (*size_arg == '+')
-		size = size > UINT64_MAX - old ? UINT64_MAX : size + old;
 	if (!size_round_up(&size, block, pool_max_size(&pool))) {
 		r = usage_error(cmd, "--size: \"%s\" is too large: at most %" PRIu64 " bytes in pool %s",
 				size_arg, pool_max_size(&pool), pool.meta.name);
 		goto out;
 	}
 	format_size(size_str, sizeof(size_str), size);
+	format_size(old_str, sizeof(old_str), old);
+	format_size(by_str, sizeof(by_str), size > old ? size - old : old - size);
 	if (meta.kind == VOLUME_KIND_SNAPSHOT) {
 		errmsg("volume %s/%s: a snapshot is read-only; resize a clone of it", pool.meta.name,
 		       vol.name);
@@ -449,10 +570,19 @@ int cmd_resize(int argc, char **argv)
 		r = 0;
 		goto out;
 	}
-	c = volume_active(&vol, name, sizeof(name), NULL);
+	if (fs && size < old) {
+		r = usage_error(cmd, "--resizefs grows a filesystem; XFS cannot shrink (%s to %s)",
+				old_str, size_str);
+		goto out;
+	}
+	c = volume_active(&vol, name, sizeof(name), &info);
 	if (c < 0)
 		goto out;
 	active = c;
+	snprintf(dev, sizeof(dev), "%s/%s", dm_dir(), name);
+	if (fs && resizefs_check(&vol, active ? name : NULL, &info, mnt, sizeof(mnt),
+				 fstype, sizeof(fstype)))
+		goto out;
 	fd = open(vol.path, O_RDWR | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st)) {
 		errmsg("volume %s/%s: cannot open %s: %s", pool.meta.name, vol.name, vol.path,
@@ -471,8 +601,8 @@ int cmd_resize(int argc, char **argv)
 			       pool.meta.name, vol.name, size_str);
 			goto out;
 		}
-		snprintf(q, sizeof(q), "Shrink %s/%s to %s? Data past the new end is lost, and a filesystem on it breaks unless shrunk first.",
-			 pool.meta.name, vol.name, size_str);
+		snprintf(q, sizeof(q), "Shrink %s/%s from %s to %s (by %s)? Data past the new end is lost, and a filesystem on it breaks unless shrunk first.",
+			 pool.meta.name, vol.name, old_str, size_str, by_str);
 		if (!yes && !confirm(q)) {
 			errmsg("volume %s/%s: not shrunk (confirm with --yes)", pool.meta.name,
 			       vol.name);
@@ -485,7 +615,8 @@ int cmd_resize(int argc, char **argv)
 			       vol.path, strerror(errno));
 			goto out;
 		}
-		printf("Volume %s/%s shrunk to %s\n", pool.meta.name, vol.name, size_str);
+		printf("Volume %s/%s shrunk from %s to %s\n", pool.meta.name, vol.name, old_str,
+		       size_str);
 		r = 0;
 		goto out;
 	}
@@ -515,10 +646,19 @@ int cmd_resize(int argc, char **argv)
 			       pool.meta.name, vol.name, dm_last_error());
 			goto out;
 		}
-		printf("Volume %s/%s grown to %s; grow its filesystem too (xfs_growfs MOUNTPOINT)\n",
-		       pool.meta.name, vol.name, size_str);
+		if (fs) {
+			printf("Volume %s/%s grown from %s to %s\n", pool.meta.name, vol.name,
+			       old_str, size_str);
+			r = resizefs(&vol, dev, mnt, fstype) ? EXIT_REFUSED : 0;
+			if (!r)
+				printf("Its %s at %s grown too\n", fstype, mnt);
+			goto out;
+		}
+		printf("Volume %s/%s grown from %s to %s; grow its filesystem too (xfs_growfs MOUNTPOINT, or resize -r)\n",
+		       pool.meta.name, vol.name, old_str, size_str);
 	} else {
-		printf("Volume %s/%s grown to %s\n", pool.meta.name, vol.name, size_str);
+		printf("Volume %s/%s grown from %s to %s\n", pool.meta.name, vol.name, old_str,
+		       size_str);
 	}
 	r = 0;
 	goto out;

@@ -17,6 +17,17 @@ int command_help(const char *cmd);
 int usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/*
+ * getopt_long for the commands, with the options every command takes
+ * besides its own (-v, --verbose, counted here); see main.c.
+ */
+struct option;
+int cmd_getopt(int argc, char **argv, const char *shortopts,
+	       const struct option *longopts);
+
+/* "Try 'subvol CMD --help'." for the running command, after a usage error. */
+void usage_hint(void);
+
 /* cmd-volume.c: the policy options of create, for set too. */
 struct volume_meta;
 int parse_policy(const char *cmd, int opt, const char *arg, struct volume_meta *m);

@@ -132,6 +132,7 @@ int dm_device_info(const char *uuid, char *name, size_t namelen,
 	if (info.exists) {
 		out->exists = true;
 		out->suspended = info.suspended;
+		out->read_only = info.read_only;
 		out->open_count = info.open_count;
 		out->major = info.major;
 		out->minor = info.minor;

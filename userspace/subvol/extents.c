@@ -114,6 +114,45 @@ fail:
 	return -1;
 }
 
+int extent_usage(int fd, uint64_t *exclusive, uint64_t *shared)
+{
+	size_t sz = sizeof(struct fiemap) + FIEMAP_BATCH * sizeof(struct fiemap_extent);
+	struct fiemap *fm = malloc(sz);
+	struct fiemap_extent *fe;
+	uint64_t start = 0;
+	bool last = false;
+	unsigned int i;
+
+	*exclusive = *shared = 0;
+	if (!fm)
+		return -1;
+	while (!last) {
+		memset(fm, 0, sz);
+		fm->fm_start = start;
+		fm->fm_length = FIEMAP_MAX_OFFSET - start;
+		fm->fm_extent_count = FIEMAP_BATCH;
+		/* No FIEMAP_FLAG_SYNC: list must not flush a running guest's data. */
+		if (ioctl(fd, FS_IOC_FIEMAP, fm)) {
+			free(fm);
+			return -1;
+		}
+		if (!fm->fm_mapped_extents)
+			break;
+		for (i = 0; i < fm->fm_mapped_extents; i++) {
+			fe = &fm->fm_extents[i];
+			if (fe->fe_flags & FIEMAP_EXTENT_LAST)
+				last = true;
+			start = fe->fe_logical + fe->fe_length;
+			if (fe->fe_flags & FIEMAP_EXTENT_SHARED)
+				*shared += fe->fe_length;
+			else
+				*exclusive += fe->fe_length;
+		}
+	}
+	free(fm);
+	return 0;
+}
+
 void extent_map_free(struct extent_map *m)
 {
 	free(m->e);

@@ -62,6 +62,14 @@ int content_diff(int old_fd, int new_fd, uint64_t size, uint32_t block,
 /* Up to len bytes at off: fewer only at the end of the file; -1 on error. */
 ssize_t pread_full(int fd, void *buf, size_t len, uint64_t off);
 
+/*
+ * The host space of fd's extents that no other file shares (what removing
+ * it alone frees: btrfs's "exclusive", zfs's USED of a snapshot) and that
+ * some other file shares (FIEMAP_EXTENT_SHARED); unwritten and delayed
+ * extents are the file's own.  Without writing back dirty pages.
+ */
+int extent_usage(int fd, uint64_t *exclusive, uint64_t *shared);
+
 /* Every range of [0, size): the data extents, and holes between. */
 int extents_full(const struct extent_map *m, uint64_t size,
 		 struct range_list *out);

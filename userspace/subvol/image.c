@@ -6,6 +6,8 @@
  */
 #include "subvol.h"
 
+#include <blkid.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/fs.h>
@@ -216,12 +218,38 @@ int image_forget_sharing(int fd)
 	return fsync(fd);
 }
 
+int image_probe(int fd, char *type, size_t typelen, char *uuid, size_t uuidlen)
+{
+	blkid_probe pr = blkid_new_probe();
+	const char *v;
+	int r = -1;
+
+	type[0] = '\0';
+	if (uuid)
+		uuid[0] = '\0';
+	if (!pr)
+		return -1;
+	if (blkid_probe_set_device(pr, fd, 0, 0))
+		goto out;
+	blkid_probe_enable_superblocks(pr, 1);
+	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE | BLKID_SUBLKS_UUID);
+	/* 1: nothing found; -2: more than one signature, so none for sure. */
+	r = blkid_do_safeprobe(pr);
+	if (r == 0 && !blkid_probe_lookup_value(pr, "TYPE", &v, NULL))
+		snprintf(type, typelen, "%s", v);
+	if (r == 0 && uuid && !blkid_probe_lookup_value(pr, "UUID", &v, NULL))
+		snprintf(uuid, uuidlen, "%s", v);
+	r = r == -1 ? -1 : 0;
+out:
+	blkid_free_probe(pr);
+	return r;
+}
+
 bool image_is_xfs(int fd)
 {
-	char magic[4];
+	char type[32];
 
-	return pread(fd, magic, sizeof(magic), 0) == (ssize_t)sizeof(magic) &&
-	       !memcmp(magic, "XFSB", 4);
+	return !image_probe(fd, type, sizeof(type), NULL, 0) && !strcmp(type, "xfs");
 }
 
 /*
@@ -254,10 +282,14 @@ static int replay_xfs_log(const char *path)
  * it mounts beside its origin.  xfs_admin needs a clean log: the log is
  * replayed first if it is not.
  */
-/* sb_uuid: 16 bytes at offset 32 of the primary superblock. */
-static int xfs_uuid(int fd, unsigned char uuid[16])
+/* The XFS's UUID (sb_uuid), as libblkid reads it. */
+static int xfs_uuid(int fd, char uuid[64])
 {
-	return pread(fd, uuid, 16, 32) == 16 ? 0 : -1;
+	char type[32];
+
+	if (image_probe(fd, type, sizeof(type), uuid, 64) || strcmp(type, "xfs") || !uuid[0])
+		return -1;
+	return 0;
 }
 
 /*
@@ -267,7 +299,7 @@ static int xfs_uuid(int fd, unsigned char uuid[16])
 static int change_uuid(const char *path, int fd)
 {
 	const char *argv[] = { "xfs_admin", "-U", "generate", path, NULL };
-	unsigned char before[16], after[16];
+	char before[64], after[64];
 	int r;
 
 	if (xfs_uuid(fd, before))
@@ -277,7 +309,7 @@ static int change_uuid(const char *path, int fd)
 		return -2;
 	if (xfs_uuid(fd, after))
 		return -1;
-	return memcmp(before, after, 16) ? 0 : -1;
+	return strcmp(before, after) ? 0 : -1;
 }
 
 int image_new_xfs_uuid(struct new_image *img, char *err, size_t errlen)

@@ -23,27 +23,12 @@
 #include <string.h>
 #include <unistd.h>
 
-/*
- * An LVM2 label: in one of the first four sectors, "LABELONE", the
- * sector's own number (little endian) at 8, and the type "LVM2 001" at 24.
- */
+/* An LVM2 label (libblkid's LVM2_member: "LABELONE" in the first sectors). */
 bool image_holds_pv(int fd)
 {
-	unsigned char buf[4 * 512], *s;
-	uint64_t sector;
-	int i, b;
+	char type[32];
 
-	if (pread(fd, buf, sizeof(buf), 0) != (ssize_t)sizeof(buf))
-		return false;
-	for (i = 0; i < 4; i++) {
-		s = buf + i * 512;
-		for (sector = 0, b = 7; b >= 0; b--)
-			sector = sector << 8 | s[8 + b];
-		if (!memcmp(s, "LABELONE", 8) && sector == (uint64_t)i &&
-		    !memcmp(s + 24, "LVM2 001", 8))
-			return true;
-	}
-	return false;
+	return !image_probe(fd, type, sizeof(type), NULL, 0) && !strcmp(type, "LVM2_member");
 }
 
 int device_holders(unsigned int major, unsigned int minor, char *out, size_t len)

@@ -21,7 +21,10 @@ struct command {
 	bool needs_dm;		/* refuses at once without device-mapper */
 	bool needs_root;	/* changes images, seals or devices */
 	const char *help;
+	bool internal;		/* left out of --help: the udev rules' helper */
 };
+
+static int cmd_help(int argc, char **argv);
 
 static const struct command commands[] = {
 	{ "pool", cmd_pool, false, false,
@@ -62,11 +65,14 @@ static const struct command commands[] = {
 	  "\n"
 	  "Options of status and list:\n"
 	  "  -o, --output COLUMNS   the columns, comma-separated; +COLUMNS adds to\n"
-	  "                         the defaults\n"
+	  "                         the defaults; repeated -o add up\n"
+	  "  -O, --sort COLUMNS     list: sort by these (-COLUMN: descending)\n"
 	  "  -n, --noheadings       no heading line (status: values without labels)\n"
 	  "      --separator STR    fields apart by STR, not aligned\n"
 	  "  -J, --json             JSON\n"
 	  "  -b, --bytes            sizes in bytes\n"
+	  "      --units UNIT       sizes in UNIT (h, b, s, k..e, K..E; see list)\n"
+	  "      --nosuffix         sizes without their unit (with --units)\n"
 	  "\n"
 	  "  status fields: pool,path,id,created,volumes,snapshots,active,\n"
 	  "    virtual_size,allocated,host_size,host_free,host_lv,\n"
@@ -131,34 +137,45 @@ static const struct command commands[] = {
 	  "\n"
 	  "  Remove the device; refused while it is open (mounted).\n" },
 	{ "list", cmd_list, false, false,
-	  "list [options] [POOL...]\n"
+	  "list [options] [POOL | POOL/VOLUME...]\n"
 	  "\n"
 	  "  The volumes and snapshots of the pools (default: every registered\n"
-	  "  pool): size, space allocated on the host, origin, device.\n"
+	  "  pool), or of POOL/VOLUME the volume and its snapshots: size, space\n"
+	  "  allocated on the host, origin, device.  EXCLUSIVE (-o +exclusive) is\n"
+	  "  the host space no other image shares: what removing it frees.\n"
 	  "\n"
 	  "  -o, --output COLUMNS   the columns, comma-separated; +COLUMNS adds to\n"
-	  "                         the defaults\n"
+	  "                         the defaults; repeated -o add up\n"
+	  "  -O, --sort COLUMNS     sort by these columns (-COLUMN: descending)\n"
+	  "  -t, --type KINDS       volume, snapshot or all (comma-separated)\n"
 	  "  -n, --noheadings       no heading line\n"
 	  "      --separator STR    fields apart by STR, not aligned\n"
+	  "  -H                     scripted (zfs -H): no headings, tabs between\n"
 	  "  -J, --json             JSON\n"
 	  "  -b, --bytes            sizes in bytes\n"
+	  "      --units UNIT       sizes in UNIT: h (human, default), b, s, k, m, g,\n"
+	  "                         t, p, e (powers of 1024), K..E (of 1000)\n"
+	  "      --nosuffix         sizes without their unit (with --units)\n"
 	  "\n"
 	  "  Columns: pool,name,kind,size,alloc,origin,device,created; also id,\n"
 	  "  origin_id,image,guarantee,no_space,no_space_timeout,low_water_mark,\n"
-	  "  ignore_discard,extent_size,host_lvm\n" },
+	  "  ignore_discard,extent_size,host_lvm,state,exclusive,shared\n" },
 	{ "status", cmd_status, false, false,
-	  "status [options] POOL/VOLUME\n"
+	  "status [options] POOL/VOLUME...\n"
 	  "\n"
-	  "  A volume's options as it was created with them, and its sizes and\n"
+	  "  Each volume's options as it was created with them, and its sizes and\n"
 	  "  space as the target reports them (virtual size, backed, shared,\n"
-	  "  promised, copy-on-write reserve, host free).\n"
+	  "  promised, copy-on-write reserve, host free); a blank line between\n"
+	  "  volumes, one JSON array of them.\n"
 	  "\n"
 	  "  -o, --output FIELDS    the fields, comma-separated; +FIELDS adds to\n"
-	  "                         the defaults\n"
+	  "                         the defaults; repeated -o add up\n"
 	  "  -n, --noheadings       values alone, without their labels\n"
 	  "      --separator STR    NAME STR VALUE lines, not aligned\n"
 	  "  -J, --json             JSON\n"
 	  "  -b, --bytes            sizes in bytes\n"
+	  "      --units UNIT       sizes in UNIT (h, b, s, k..e, K..E; see list)\n"
+	  "      --nosuffix         sizes without their unit (with --units)\n"
 	  "\n"
 	  "  Fields: pool,volume,kind,state,device,image,size,guarantee,no_space,\n"
 	  "  no_space_timeout,low_water_mark,ignore_discard,extent_size,host_lvm,backed,\n"
@@ -191,11 +208,18 @@ static const struct command commands[] = {
 	  "  Replace an inactive VOLUME's content (and size) with SNAPSHOT's, in\n"
 	  "  one step; --force allows a snapshot of another volume.\n" },
 	{ "resize", cmd_resize, false, true,
-	  "resize --size [+]SIZE [--yes] POOL/VOLUME\n"
+	  "resize --size [+|-]SIZE [--resizefs] [--yes] POOL/VOLUME\n"
 	  "\n"
 	  "  Grow a volume, active or not (then run xfs_growfs in the guest).\n"
 	  "  Shrinking needs the volume inactive and --yes or a terminal's\n"
-	  "  confirmation: data past the new end is lost.\n" },
+	  "  confirmation: data past the new end is lost.\n"
+	  "\n"
+	  "  -s, -L, --size [+|-]SIZE  the new size; +SIZE grows by, -SIZE\n"
+	  "                         shrinks by (as lvresize -L)\n"
+	  "  -r, --resizefs         grow its filesystem too, mounted on this host\n"
+	  "                         (xfs_growfs, resize2fs); refused, with nothing\n"
+	  "                         changed, when it is not\n"
+	  "  -y, --yes              shrink without asking\n" },
 	{ "set", cmd_set, false, true,
 	  "set [options] POOL/VOLUME\n"
 	  "\n"
@@ -228,12 +252,14 @@ static const struct command commands[] = {
 	  "  unchanged and not read.  Images that share no extents are compared\n"
 	  "  by content, and diff says so on stderr.\n" },
 	{ "send", cmd_send, false, false,
-	  "send [--from BASE] [--summary] [--quiet] POOL/SNAPSHOT\n"
+	  "send [--from BASE] [--dry-run] [--summary] [--quiet] POOL/SNAPSHOT\n"
 	  "\n"
 	  "  Write SNAPSHOT as a stream on stdout: all of it (holes as holes), or\n"
 	  "  with --from only what differs from the snapshot BASE, which the\n"
-	  "  receiver must hold.  Progress on stderr when it is a terminal;\n"
-	  "  --summary prints bytes, ranges and time as JSON on stderr.\n" },
+	  "  receiver must hold.  Progress on stderr when it is a terminal (for\n"
+	  "  rates, pipe through pv); --summary prints bytes, ranges and time as\n"
+	  "  JSON on stderr.  -n, --dry-run writes no stream: it says on stdout\n"
+	  "  what it would send and the stream's size.\n" },
 	{ "receive", cmd_receive, false, true,
 	  "receive [--summary] [--quiet] POOL [NAME]\n"
 	  "\n"
@@ -253,19 +279,71 @@ static const struct command commands[] = {
 	  "      --check        whether the filter is there (exit 0) or not (1)\n"
 	  "      --remove       take the filter out again\n"
 	  "      --file FILE    the lvm.conf to change\n" },
-	{ "udev-name", cmd_udev_name, false, false, NULL },
+	{ "help", cmd_help, false, false,
+	  "help [COMMAND]\n"
+	  "\n"
+	  "  The commands, or COMMAND's usage (as COMMAND --help).\n" },
+	{ "udev-name", cmd_udev_name, false, false,
+	  "udev-name DM_NAME [DM_UUID]\n"
+	  "\n"
+	  "  For 56-dm-subvol.rules: SUBVOL_POOL= and SUBVOL_VOLUME= lines for a\n"
+	  "  device-mapper name subvol-POOL-VOLUME, and SUBVOL_HOST_LVM=1 when\n"
+	  "  the volume with that DM_UUID is set --host-lvm; nothing, exit 1, for\n"
+	  "  any other name.\n", true },
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 
-/* How many -v an argument is: "-v", "-vv", "--verbose"; 0 for others. */
-static int verbose_option(const char *arg)
+/* The command running, for the checks made once its options are parsed. */
+static const struct command *running;
+static int running_argc;
+static char **running_argv;
+static bool checked;
+
+static bool needs_root(const struct command *cmd, int argc, char **argv);
+
+/*
+ * Root and device-mapper, before the command does anything: once its
+ * options are parsed, so that --help is help, and "-h" the argument of
+ * an option is not.  Exits when refused.
+ */
+static void check_command(void)
 {
-	if (!strcmp(arg, "--verbose"))
-		return 1;
-	if (arg[0] != '-' || !arg[1] || strspn(arg + 1, "v") != strlen(arg + 1))
-		return 0;
-	return strlen(arg + 1);
+	if (checked || !running)
+		return;
+	checked = true;
+	if (needs_root(running, running_argc, running_argv) && geteuid() != 0) {
+		errmsg("%s: needs root (it changes images, their seals and devices)", running->name);
+		exit(EXIT_REFUSED);
+	}
+	if (running->needs_dm && !dm_available()) {
+		errmsg("%s: device-mapper is not available here (%s)", running->name, DM_LOAD_HINT);
+		exit(EXIT_REFUSED);
+	}
+}
+
+#define MAX_OPTIONS	64
+
+int cmd_getopt(int argc, char **argv, const char *shortopts,
+	       const struct option *longopts)
+{
+	static struct option all[MAX_OPTIONS + 2];
+	static char shorts[MAX_OPTIONS * 3];
+	int n, c;
+
+	/* The command's options and -v; built anew, getopt keeps no pointers. */
+	for (n = 0; longopts[n].name && n < MAX_OPTIONS; n++)
+		all[n] = longopts[n];
+	all[n++] = (struct option){ "verbose", no_argument, NULL, 'v' };
+	all[n] = (struct option){ NULL, 0, NULL, 0 };
+	snprintf(shorts, sizeof(shorts), "%sv", shortopts);
+	while ((c = getopt_long(argc, argv, shorts, all, NULL)) == 'v') {
+		verbosity++;
+		verbose = true;
+	}
+	if (c == -1)
+		check_command();
+	return c;
 }
 
 /* pool: its status and list read; the other subcommands change things. */
@@ -295,7 +373,7 @@ static void usage(FILE *out)
 		"Volumes and snapshots of the dm-subvol target, kept as image files in\n"
 		"a pool directory on a host XFS with reflink.\n\nCommands:\n", progname);
 	for (i = 0; i < NR_COMMANDS; i++) {
-		if (!commands[i].help)
+		if (commands[i].internal)
 			continue;
 		nl = strchr(commands[i].help, '\n');
 		fprintf(out, "  %.*s\n", (int)(nl - commands[i].help), commands[i].help);
@@ -306,7 +384,8 @@ static void usage(FILE *out)
 		"  -v, --verbose   say what is done (tables, libdevmapper, child programs);\n"
 		"                  anywhere on the line, -vv for libdevmapper's debug\n"
 		"  -V, --version   print the version\n"
-		"  -h, --help      this help; COMMAND --help for a command's\n"
+		"  -h, --help      this help; COMMAND --help (or help COMMAND) for a\n"
+		"                  command's\n"
 		"\nOptions may follow arguments; -- ends them.\n"
 		"Sizes take K, M, G, T, P, E (powers of 1024) or s (512-byte sectors).\n"
 		"Commands that change pools, images or devices need root.\n"
@@ -334,6 +413,35 @@ int command_help(const char *cmd)
 	return 0;
 }
 
+/* subvol help [COMMAND]: as subvol --help and subvol COMMAND --help. */
+static int cmd_help(int argc, char **argv)
+{
+	if (argc > 2)
+		return usage_error("help", "give at most one COMMAND");
+	if (argc < 2) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
+		return command_help("help");
+	if (!find(argv[1])) {
+		errmsg("help: unknown command \"%s\"", argv[1]);
+		fprintf(stderr, "Try '%s --help'.\n", progname);
+		return EXIT_USAGE;
+	}
+	return command_help(argv[1]);
+}
+
+void usage_hint(void)
+{
+	if (errmsg_sink)	/* subvol monitor's log: no one to try anything */
+		return;
+	if (running)
+		fprintf(stderr, "Try '%s %s --help'.\n", progname, running->name);
+	else
+		fprintf(stderr, "Try '%s --help'.\n", progname);
+}
+
 int usage_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
@@ -359,8 +467,7 @@ int main(int argc, char **argv)
 	};
 	const struct command *cmd;
 	static char argv0[64];
-	bool help;
-	int c, i, j;
+	int c, i;
 
 	/* Names print as the user's locale has them (UTF-8 rather than \xc3). */
 	setlocale(LC_CTYPE, "");
@@ -393,34 +500,20 @@ int main(int argc, char **argv)
 		fprintf(stderr, "Try '%s --help'.\n", progname);
 		return EXIT_USAGE;
 	}
-	/* --verbose anywhere, as lvm takes it; up to "--". */
-	for (i = j = optind + 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--"))
-			break;
-		c = verbose_option(argv[i]);
-		if (c)
-			verbosity += c;
-		else
-			argv[j++] = argv[i];
-	}
-	while (i < argc)
-		argv[j++] = argv[i++];
-	argv[j] = NULL;
-	argc = j;
-	help = false;
-	for (i = optind + 1; i < argc && strcmp(argv[i], "--"); i++)
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
-			help = true;
+	/*
+	 * Without -h or --help among the arguments, nothing is help: check
+	 * now.  With one, the command's own parse tells (cmd_getopt).
+	 */
+	running = cmd;
+	running_argc = argc - optind;
+	running_argv = argv + optind;
 	verbose = verbosity > 0;
 	dm_setup_logging();
-	if (!help && needs_root(cmd, argc - optind, argv + optind) && geteuid() != 0) {
-		errmsg("%s: needs root (it changes images, their seals and devices)", cmd->name);
-		return EXIT_REFUSED;
-	}
-	if (cmd->needs_dm && !help && !dm_available()) {
-		errmsg("%s: device-mapper is not available here (%s)", cmd->name, DM_LOAD_HINT);
-		return EXIT_REFUSED;
-	}
+	for (i = optind + 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+			break;
+	if (i == argc || !strcmp(argv[i], "--"))
+		check_command();
 	argc -= optind;
 	argv += optind;
 	optind = 0;	/* the command parses its own options, reinitialised (permuting) */

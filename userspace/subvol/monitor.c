@@ -923,7 +923,7 @@ int cmd_monitor(int argc, char **argv)
 	sigset_t set;
 	int c, lock, sig;
 
-	while ((c = getopt_long(argc, argv, "i:h", opts, NULL)) != -1) {
+	while ((c = cmd_getopt(argc, argv, "i:h", opts)) != -1) {
 		switch (c) {
 		case 'i':
 			if (parse_interval(optarg))

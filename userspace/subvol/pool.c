@@ -513,6 +513,8 @@ int pool_open(const char *spec, struct pool *pool, bool lock)
 		if (errno == ENOENT && !strchr(spec, '/'))
 			errmsg("pool %s: no such pool (not registered in %s/pools, no such directory)",
 			       spec, config_dir());
+		else if (errno == ENOENT)
+			errmsg("pool %s: no such directory", spec);
 		else
 			errmsg("pool %s: %s", spec, strerror(errno));
 		return -1;

@@ -58,12 +58,15 @@ void trace(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int parse_size(const char *s, uint64_t *bytes);
 bool size_round_up(uint64_t *size, uint64_t block, uint64_t max);
 void format_size(char *buf, size_t len, uint64_t bytes);
+void format_size_in(char *buf, size_t len, uint64_t bytes, char unit, bool suffix);
 bool valid_name(const char *name);
 void new_id(char id[SUBVOL_ID_LEN + 1]);
 int confirm(const char *question);
 int run_program(const char *const argv[], bool quiet);
 int program_capture(const char *const argv[], bool errors, char *out, size_t len);
 int program_capture_all(const char *const argv[], char *out, size_t len);
+void progress_line(const char *what, const char *action, uint64_t done,
+		   uint64_t total, bool final);
 double now_seconds(void);
 
 /* meta.c: the metadata kept in xattrs, as "key=value" lines. */
@@ -205,6 +208,8 @@ int volume_load(struct pool *pool, const char *name, struct volume *vol,
 void volume_dm_name(const struct volume *vol, char *out, size_t len);
 void volume_dm_uuid(const struct volume *vol, char *out, size_t len);
 uint64_t volume_allocated(const struct volume *vol);
+/* extent_usage() of its image; -1 (errno) when it cannot be read. */
+int volume_usage(const struct volume *vol, uint64_t *exclusive, uint64_t *shared);
 
 /* image.c: image files; new ones become visible only when complete. */
 struct new_image {
@@ -221,6 +226,12 @@ int image_unlink(struct pool *pool, const char *name);
 int image_rename(struct pool *pool, const char *old_name, const char *new_name);
 void image_free_blocks(int fd);
 int image_forget_sharing(int fd);
+/*
+ * What libblkid finds at the start of the image (or device) fd: the
+ * superblock's TYPE ("xfs", "ext4", "LVM2_member") and UUID, "" when none
+ * or more than one; -1 when it cannot probe.
+ */
+int image_probe(int fd, char *type, size_t typelen, char *uuid, size_t uuidlen);
 bool image_is_xfs(int fd);
 int image_new_xfs_uuid(struct new_image *img, char *err, size_t errlen);
 
@@ -237,6 +248,7 @@ int image_check_seal(struct pool *pool, int fd, const char *id, char *why,
 struct dm_info_lite {
 	bool exists;
 	bool suspended;
+	bool read_only;
 	int open_count;
 	unsigned int major, minor;
 };

@@ -4,6 +4,8 @@
  * and the device-mapper name and UUID of its device.
  */
 #include "subvol.h"
+#include "cmd.h"
+#include "extents.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -23,6 +25,7 @@ int volume_load(struct pool *pool, const char *name, struct volume *vol,
 	if (!valid_name(name)) {
 		errmsg("volume %s/%s: not a valid name (letters, digits, +_.-; at most %d; no leading - or .)",
 		       pool->meta.name, name, SUBVOL_NAME_MAX);
+		usage_hint();
 		return EXIT_USAGE;
 	}
 	strcpy(vol->name, name);
@@ -30,6 +33,7 @@ int volume_load(struct pool *pool, const char *name, struct volume *vol,
 	if (strlen(dm_name) >= DM_NAME_LEN) {
 		errmsg("volume %s/%s: its device name would be %zu characters; device-mapper takes %d (shorter pool or volume names)",
 		       pool->meta.name, name, strlen(dm_name), DM_NAME_LEN - 1);
+		usage_hint();
 		return EXIT_USAGE;
 	}
 	snprintf(vol->path, sizeof(vol->path), "%s/%s%s", pool->path, name,
@@ -66,11 +70,13 @@ int volume_spec(const char *spec, struct pool *pool, struct volume *vol,
 
 	if (!slash || slash == spec || !slash[1]) {
 		errmsg("volume %s: give it as POOL/VOLUME", spec);
+		usage_hint();
 		return EXIT_USAGE;
 	}
 	n = slash - spec;
 	if (n >= sizeof(pool_spec)) {
 		errmsg("volume %s: the pool's path is too long", spec);
+		usage_hint();
 		return EXIT_USAGE;
 	}
 	memcpy(pool_spec, spec, n);
@@ -121,4 +127,17 @@ uint64_t volume_allocated(const struct volume *vol)
 	if (stat(vol->path, &st))
 		return 0;
 	return (uint64_t)st.st_blocks * 512;
+}
+
+int volume_usage(const struct volume *vol, uint64_t *exclusive, uint64_t *shared)
+{
+	int fd = open(vol->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW), r, saved;
+
+	if (fd < 0)
+		return -1;
+	r = extent_usage(fd, exclusive, shared);
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return r;
 }
