@@ -109,26 +109,39 @@ for r in "${releases[@]}"; do
 	for m in blk_space dm-subvol xfs; do
 		check "$r: modprobe finds $m in updates/dkms" grep -q "^/lib/modules/$r/updates/dkms/" <<<"$(module_path "$r" "$m")"
 	done
+	check "$r: the XFS module says it is dm-subvol's" \
+		grep -q "^dm-subvol-$version+linux-" <<<"$(in_root modinfo -k "$r" -F version xfs)"
 	check_eq "$r: the XFS module does not depend on the registry" "" \
 		"$(in_root modinfo -k "$r" -F depends xfs | tr , '\n' | grep -x blk_space)"
 	check "$r: the initramfs holds the space-aware XFS" \
 		sh -c "chroot '$root' lsinitramfs /boot/initrd.img-$r | grep -q 'updates/dkms/xfs.ko'"
 done
 
-# A kernel whose fs/xfs the XFS package does not carry (an older ABI of a
-# supported series; the headers are a stand-in): skipped, exit 77, so the
-# kernel package's postinst goes on.  The same through autoinstall, which
-# that postinst runs, for a series neither package supports.
-fake_old=6.1.0-1-amd64 fake_new=6.99.0-1-amd64
-for f in $fake_old $fake_new; do
-	mkdir -p "$root/lib/modules/$f"
+# Kernels the XFS package does not carry: another ABI of a supported
+# series (a routine Debian kernel update) and another series.  Each is a
+# stand-in: the 6.1 headers, and the stock xfs.ko its image would bring.
+# DKMS installs nothing over the stock XFS there, and succeeds: the
+# kernel's installation goes on.
+for f in 6.1.0-1-amd64 6.99.0-1-amd64; do
+	mkdir -p "$root/lib/modules/$f/kernel/fs/xfs"
 	ln -s "/usr/src/linux-headers-${releases[0]}" "$root/lib/modules/$f/build"
+	cp "$root/lib/modules/${releases[0]}/kernel/fs/xfs/xfs.ko" "$root/lib/modules/$f/kernel/fs/xfs/"
+	in_root depmod "$f"
+	out=$(in_root dkms install -m dm-subvol-xfs -v "$version" -k "$f" 2>&1)
+	check_eq "$f: dkms install of the XFS package succeeds" 0 $? || show "$out"
+	check "$f: and says the stock XFS stays" grep -q "the kernel's own XFS stays" \
+		"$root/var/lib/dkms/dm-subvol-xfs/$version/$f/x86_64/log/make.log"
+	check "$f: modprobe still finds the stock xfs.ko" \
+		grep -q "^/lib/modules/$f/kernel/fs/xfs/xfs.ko" <<<"$(module_path "$f" xfs)"
 done
-check_status "dkms skips the XFS module for $fake_old (exit 77)" 77 \
-	in_root dkms build -m dm-subvol-xfs -v "$version" -k $fake_old
-check "dkms autoinstall for $fake_new succeeds (both skipped)" in_root dkms autoinstall -k $fake_new
-check_eq "and installs nothing there" "" "$(ls "$root/lib/modules/$fake_new/updates" 2>/dev/null)"
-rm -rf --one-file-system "${root:?}/lib/modules/$fake_old" "${root:?}/lib/modules/$fake_new"
+# The target builds for its two series only: elsewhere DKMS skips it (77).
+# (Debian 12's dkms 3.0.10 still counts such a skip as a failure in
+# autoinstall; README, "Packages".)
+check_status "6.99.0-1-amd64: dkms skips the target (exit 77)" 77 \
+	in_root dkms build -m dm-subvol -v "$version" -k 6.99.0-1-amd64
+in_root dkms remove -m dm-subvol-xfs -v "$version" -k 6.1.0-1-amd64 >/dev/null 2>&1
+in_root dkms remove -m dm-subvol-xfs -v "$version" -k 6.99.0-1-amd64 >/dev/null 2>&1
+rm -rf --one-file-system "${root:?}/lib/modules/6.1.0-1-amd64" "${root:?}/lib/modules/6.99.0-1-amd64"
 
 # --- the installed modules in the VM ----------------------------------------------
 # build_id FILE: the GNU build ID of a module file (.ko or .ko.xz).
@@ -149,9 +162,9 @@ for r in "${releases[@]}"; do
 	KVER=$r "$top/scripts/vm-run" --modules "$dir" --out "$work/vm-$r" \
 		"$top/tests/host/debian-packages-vm.bash" "${ids[@]}" >"$work/vm-$r.log" 2>&1
 	rc=$?
-	sed "s/^/#   $r: /" "$work/vm-$r.log" | grep -E "not ok|passed, " | head -20
-	check_eq "$r: DKMS's modules pass the seed scenario in the VM (${#ids[@]} modules)" 0 "$rc" ||
-		show "$(tail -n 20 "$work/vm-$r.log")"
+	counts=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$work/vm-$r.log" | tail -n 1)
+	check_eq "$r: DKMS's modules pass the seed scenario in the VM (${#ids[@]} modules; ${counts/ passed,/ ok,})" 0 "$rc" ||
+		show "$(grep -A3 '^not ok' "$work/vm-$r.log" | head -n 30)"
 done
 
 # --- removal: the stock xfs.ko again ----------------------------------------------
