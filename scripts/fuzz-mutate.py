@@ -32,7 +32,7 @@ check: exit 0 if IMAGE holds what STREAM, applied to BASE (a file, or
 the records say, zeros for HOLE records and beyond BASE.  Exit 1 (and
 why on stderr) if not, or if the stream cannot be applied at all.
 
-The stream format is userspace/subvol/stream.h's.
+The stream format is userspace/subvol/model/stream.h's.
 """
 import hashlib
 import os

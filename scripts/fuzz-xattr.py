@@ -9,7 +9,7 @@ one fuzzed; OUT "" or a directory for the failing cases.
 Each iteration writes one attribute: user.subvol.volume of a volume or a
 snapshot, user.subvol.pool or user.subvol.monitor of the pool, or the
 seal user.subvol.seal.<id> of a snapshot.  The value is either valid by
-construction (the grammar below, which userspace/subvol/meta.c reads) or
+construction (the grammar below, which userspace/subvol/model/meta.c reads) or
 carries one known defect, and every command that reads the attribute
 runs.  A valid value must be accepted and its values reported; a
 defective one refused by each command with exit status 1 and one line on

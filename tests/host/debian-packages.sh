@@ -44,7 +44,7 @@ done
 check_eq "dkms.conf has the package's version" "$version" \
 	"$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$top/dkms.conf")"
 check_eq "the tool has the package's version" "$version" \
-	"$(sed -n 's/^#define SUBVOL_TOOL_VERSION\t"\(.*\)"$/\1/p' "$top/userspace/subvol/subvol.h")"
+	"$(sed -n 's/^#define SUBVOL_TOOL_VERSION\t"\(.*\)"$/\1/p' "$top/userspace/subvol/commands/commands.h")"
 # lintian's default level: errors and warnings.
 lint=$(cd "$work" && lintian --tag-display-limit 0 ./*.changes 2>&1 | grep -E '^[EW]: ')
 check_eq "lintian: no error or warning" "" "$lint"

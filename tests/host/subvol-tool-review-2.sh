@@ -240,7 +240,7 @@ check "ending at 100%" grep -qE '^send: sending, 100% of 8 MiB' <<<"$tty_out" ||
 # (tests/vm/89 reads "tank/vm: copying, 100% of N MiB") is checked by its
 # code, which must be the same function.
 check "the snapshot copy's progress line is the same function (progress_line)" \
-	grep -q 'progress_line(what' "$ROOT/userspace/subvol/cmd-snapshot.c"
+	grep -q 'progress_line(what' "$ROOT/userspace/subvol/commands/cmd-snapshot.c"
 
 # --- item 7: send --dry-run, one --from --------------------------------------------
 out=$(sv send -n vms/b 2>&1)

@@ -2,9 +2,8 @@
 /*
  * Tables and field lists through libsmartcols (see report.h).
  */
-#include "subvol.h"
-#include "cmd.h"
-#include "report.h"
+#include "commands/commands.h"
+#include "commands/report.h"
 
 #include <ctype.h>
 #include <inttypes.h>

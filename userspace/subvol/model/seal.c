@@ -9,7 +9,7 @@
  * it was sealed: what an incremental stream needs of its base, on both
  * sides.
  */
-#include "subvol.h"
+#include "model/model.h"
 
 #include <errno.h>
 #include <inttypes.h>

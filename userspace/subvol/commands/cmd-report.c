@@ -3,9 +3,8 @@
  * Commands that only look: list, status, pool status, pool list; and
  * udev-name, the helper of 56-dm-subvol.rules.
  */
-#include "subvol.h"
-#include "cmd.h"
-#include "report.h"
+#include "commands/commands.h"
+#include "commands/report.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -943,7 +942,7 @@ int cmd_pool(int argc, char **argv)
 				return r;
 			return pool_create(argv[optind], name, &policy) ? EXIT_REFUSED : 0;
 		}
-		return pool_import(argv[optind], name) ? EXIT_REFUSED : 0;
+		return pool_import(argv[optind], name, pool_active_volume) ? EXIT_REFUSED : 0;
 	}
 	if (!strcmp(sub, "set"))
 		return cmd_pool_set(argc, argv);

@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "stream.h"
+#include "model/stream.h"
 
 static uint32_t table[8][256];
 

@@ -6,7 +6,7 @@
  * libdevmapper's own messages are kept, not printed: the caller says
  * what failed in one line and adds the library's last error to it.
  */
-#include "subvol.h"
+#include "devices/devices.h"
 
 #include <errno.h>
 #include <libdevmapper.h>

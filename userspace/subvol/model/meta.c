@@ -4,7 +4,7 @@
  * lines that start with "format=1".  Readers ignore keys they do not know,
  * so later formats can add keys; a different format number is refused.
  */
-#include "subvol.h"
+#include "model/model.h"
 
 #include <errno.h>
 #include <linux/dm-subvol.h>

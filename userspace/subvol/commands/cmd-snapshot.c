@@ -21,8 +21,7 @@
  * Of an inactive one: drop its sharing record first, so that its next
  * activation counts every data block as shared (image_forget_sharing).
  */
-#include "subvol.h"
-#include "cmd.h"
+#include "commands/commands.h"
 
 #include <errno.h>
 #include <fcntl.h>

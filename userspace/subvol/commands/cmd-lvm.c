@@ -21,8 +21,7 @@
  * by udev is stopped by the tool's udev rules as well: its pvscan runs
  * before the device's names exist.
  */
-#include "subvol.h"
-#include "cmd.h"
+#include "commands/commands.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -9,19 +9,19 @@
  * XFS.  It runs on the copy's device alone (--devices), which also lets
  * it past the lvm.conf filter of "subvol lvm-filter".  A read-only
  * snapshot is left as it is: host LVM never sees it (never --host-lvm).
+ *
+ * And the LVM logical volume a pool's host filesystem sits on, which
+ * subvol monitor extends (host_lv).
  */
-#include "subvol.h"
+#include "policy/policy.h"
 
-#include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <libdevmapper.h>
-#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 /* An LVM2 label (libblkid's LVM2_member: "LABELONE" in the first sectors). */
 bool image_holds_pv(int fd)
@@ -29,44 +29,6 @@ bool image_holds_pv(int fd)
 	char type[32];
 
 	return !image_probe(fd, type, sizeof(type), NULL, 0) && !strcmp(type, "LVM2_member");
-}
-
-int device_holders(unsigned int major, unsigned int minor, char *out, size_t len)
-{
-	char dir[64], path[PATH_MAX], name[NAME_MAX + 1];
-	struct dirent *e;
-	size_t used = 0;
-	int n = 0, fd;
-	ssize_t r;
-	DIR *d;
-
-	out[0] = '\0';
-	snprintf(dir, sizeof(dir), "/sys/dev/block/%u:%u/holders", major, minor);
-	d = opendir(dir);
-	if (!d)
-		return -1;
-	while ((e = readdir(d))) {
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(name, sizeof(name), "%s", e->d_name);
-		snprintf(path, sizeof(path), "%s/%s/dm/name", dir, e->d_name);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd >= 0) {
-			r = read(fd, name, sizeof(name) - 1);
-			if (r > 0) {
-				name[r] = '\0';
-				name[strcspn(name, "\n")] = '\0';
-			} else {
-				snprintf(name, sizeof(name), "%s", e->d_name);
-			}
-			close(fd);
-		}
-		if (used + strlen(name) + 3 < len)
-			used += snprintf(out + used, len - used, "%s%s", n ? ", " : "", name);
-		n++;
-	}
-	closedir(d);
-	return n;
 }
 
 /* Run an LVM command quietly; its first line that is not a warning in why. */
@@ -178,4 +140,35 @@ note:
 	       pn, vol->name, old_vg[0] ? " and VG" : "", why,
 	       r != -1 && !old_vg[0] ? "pvchange --uuid" : "vgimportclone", pn, vol->name, pn,
 	       vol->name);
+}
+
+/*
+ * The LVM logical volume under the filesystem of dirfd: "VG/LV" in out,
+ * or false (not a device-mapper device of LVM's, or no device-mapper).
+ */
+bool host_lv(int dirfd, char *vg, size_t vglen, char *lv, size_t lvlen)
+{
+	char name[DM_NAME_LEN], uuid[DM_UUID_LEN];
+	char *v = NULL, *l = NULL, *layer = NULL;
+	struct dm_pool *mem;
+	struct stat st;
+	bool r = false;
+
+	if (fstat(dirfd, &st) || !dm_is_dm_major(major(st.st_dev)) || !dm_available())
+		return false;
+	if (dm_device_by_number(major(st.st_dev), minor(st.st_dev), name, sizeof(name),
+				uuid, sizeof(uuid)))
+		return false;
+	if (strncmp(uuid, "LVM-", 4))
+		return false;
+	mem = dm_pool_create("subvol", 256);
+	if (!mem)
+		return false;
+	if (dm_split_lvm_name(mem, name, &v, &l, &layer) && v && *v && l && *l && !(layer && *layer)) {
+		snprintf(vg, vglen, "%s", v);
+		snprintf(lv, lvlen, "%s", l);
+		r = true;
+	}
+	dm_pool_destroy(mem);
+	return r;
 }

@@ -3,8 +3,7 @@
  * subvol: volumes and snapshots of the dm-subvol target.  The commands,
  * their help, and the global options.
  */
-#include "subvol.h"
-#include "cmd.h"
+#include "commands/commands.h"
 
 #include <getopt.h>
 #include <libdevmapper.h>
@@ -432,16 +431,6 @@ static int cmd_help(int argc, char **argv)
 	return command_help(argv[1]);
 }
 
-void usage_hint(void)
-{
-	if (errmsg_sink)	/* subvol monitor's log: no one to try anything */
-		return;
-	if (running)
-		fprintf(stderr, "Try '%s %s --help'.\n", progname, running->name);
-	else
-		fprintf(stderr, "Try '%s --help'.\n", progname);
-}
-
 int usage_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
@@ -505,6 +494,7 @@ int main(int argc, char **argv)
 	 * now.  With one, the command's own parse tells (cmd_getopt).
 	 */
 	running = cmd;
+	running_command = cmd->name;
 	running_argc = argc - optind;
 	running_argv = argv + optind;
 	verbose = verbosity > 0;

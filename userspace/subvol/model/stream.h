@@ -23,6 +23,7 @@
 #ifndef SUBVOL_STREAM_H
 #define SUBVOL_STREAM_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define STREAM_MAGIC		"SUBVOLSTREAM\r\n\032\n"	/* 16 bytes */

@@ -2,7 +2,7 @@
 /*
  * Messages, sizes, names, ids and child programs for the subvol tool.
  */
-#include "subvol.h"
+#include "model/util.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -21,6 +21,8 @@
 const char *progname = "subvol";
 bool verbose;
 int verbosity;
+
+const char *running_command;
 
 void (*errmsg_sink)(const char *msg);
 
@@ -57,6 +59,16 @@ void trace(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+void usage_hint(void)
+{
+	if (errmsg_sink)	/* subvol monitor's log: no one to try anything */
+		return;
+	if (running_command)
+		fprintf(stderr, "Try '%s %s --help'.\n", progname, running_command);
+	else
+		fprintf(stderr, "Try '%s --help'.\n", progname);
 }
 
 /*

@@ -4,8 +4,7 @@
  * registry of pool names, and the lock that serialises changes to a pool
  * (flock on the directory, taken by every command that changes it).
  */
-#include "subvol.h"
-#include "cmd.h"
+#include "model/model.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -319,7 +318,8 @@ static bool id_registered(const char *id, const char *path, char *out, size_t le
  * registered pool gets a new id.  A changed name or id is undone if the
  * registration fails.
  */
-int pool_import(const char *path, const char *new_name)
+int pool_import(const char *path, const char *new_name,
+		int (*active_volume)(struct pool *pool, char *name, size_t namelen))
 {
 	char other[SUBVOL_NAME_MAX + 1], link[PATH_MAX], target[PATH_MAX], active[DM_NAME_LEN];
 	struct pool_meta m;
@@ -363,7 +363,7 @@ int pool_import(const char *path, const char *new_name)
 	renamed = strcmp(m.name, pool.meta.name);
 	/* Devices keep the old name in theirs; a new id means none are ours. */
 	if (renamed && !new_pool_id) {
-		int a = pool_active_volume(&pool, active, sizeof(active));
+		int a = active_volume(&pool, active, sizeof(active));
 
 		if (a < 0)
 			goto out;

@@ -7,7 +7,7 @@
  * so the link /dev/disk/by-id/host-lvm-<DM name> of a volume set
  * --host-lvm, which the lvm.conf filter of "subvol lvm-filter" accepts.
  */
-#include "subvol.h"
+#include "devices/devices.h"
 
 #include <errno.h>
 #include <fcntl.h>

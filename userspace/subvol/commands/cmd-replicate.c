@@ -9,10 +9,9 @@
  * only then gives it its name: a corrupt, cut or refused stream leaves
  * nothing.
  */
-#include "subvol.h"
-#include "cmd.h"
-#include "extents.h"
-#include "stream.h"
+#include "commands/commands.h"
+#include "model/extents.h"
+#include "model/stream.h"
 
 #include <endian.h>
 #include <errno.h>

@@ -4,7 +4,7 @@
  * until it is complete and durable, then linked under its name: a crash
  * or a failure at any step leaves nothing behind.
  */
-#include "subvol.h"
+#include "model/model.h"
 
 #include <blkid.h>
 

@@ -23,12 +23,10 @@
  * (the process was killed during the copy: copy-owner.c) is cancelled at
  * the next check, giving back its copy-on-write reserve.
  */
-#include "subvol.h"
-#include "cmd.h"
+#include "policy/policy.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <poll.h>
@@ -48,8 +46,6 @@
 #include <unistd.h>
 #include <xfs/xfs.h>
 
-#define INTERVAL_DEFAULT	10
-#define INTERVAL_MAX		3600
 #define COMMAND_TIMEOUT		300	/* seconds a pool's command may take */
 #define LVM_TIMEOUT		600	/* lvs, lvextend --resizefs */
 #define ERROR_REPEAT		600	/* seconds before a failure is logged again */
@@ -62,7 +58,7 @@
 #define FAST_WINDOW		60
 
 static bool to_stderr = true, to_syslog;
-static unsigned int interval = INTERVAL_DEFAULT;
+static unsigned int interval = MONITOR_INTERVAL_DEFAULT;
 static unsigned int failures;	/* logged by this run: --once's exit status */
 
 /* --- logging ------------------------------------------------------------- */
@@ -879,21 +875,6 @@ static void check_all(bool dm, bool follow_events, const char *why)
 	free(devs);
 }
 
-static int parse_interval(const char *arg)
-{
-	unsigned long v;
-	char *end;
-
-	errno = 0;
-	v = strtoul(arg, &end, 10);
-	if (errno || end == arg || *end || arg[0] == '-' || arg[0] == '+' || !v ||
-	    v > INTERVAL_MAX)
-		return usage_error("monitor", "--interval: \"%s\" is not a number of seconds from 1 to %d",
-				   arg, INTERVAL_MAX);
-	interval = v;
-	return 0;
-}
-
 static int write_pidfile(const char *path)
 {
 	FILE *f = fopen(path, "we");
@@ -905,57 +886,22 @@ static int write_pidfile(const char *path)
 	return 0;
 }
 
-int cmd_monitor(int argc, char **argv)
+int monitor_run(const struct monitor_opts *o)
 {
-	static const struct option opts[] = {
-		{ "interval", required_argument, NULL, 'i' },
-		{ "once", no_argument, NULL, '1' },
-		{ "daemon", no_argument, NULL, 'd' },
-		{ "pidfile", required_argument, NULL, 'p' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	const char *pidfile = NULL, *why;
-	bool once = false, daemonize = false, dm;
+	const char *pidfile = o->pidfile, *why;
+	bool dm;
 	double fast_until = 0;
 	struct timespec timeout;
 	siginfo_t info;
 	sigset_t set;
-	int c, lock, sig;
+	int lock, sig;
 
-	while ((c = cmd_getopt(argc, argv, "i:h", opts)) != -1) {
-		switch (c) {
-		case 'i':
-			if (parse_interval(optarg))
-				return EXIT_USAGE;
-			break;
-		case '1':
-			once = true;
-			break;
-		case 'd':
-			daemonize = true;
-			break;
-		case 'p':
-			pidfile = optarg;
-			break;
-		case 'h':
-			return command_help("monitor");
-		default:
-			return usage_error("monitor", NULL);
-		}
-	}
-	if (optind != argc)
-		return usage_error("monitor", "takes no arguments");
-	if (once && daemonize)
-		return usage_error("monitor", "--once or --daemon, not both");
-	if (pidfile && !daemonize)
-		return usage_error("monitor", "--pidfile needs --daemon");
-
+	interval = o->interval;
 	lock = pool_registry_lock();
 	if (lock < 0)
 		return EXIT_REFUSED;
 	dm = dm_available();
-	if (daemonize) {
+	if (o->daemonize) {
 		/* The lock is the open directory's: the daemon keeps it. */
 		if (daemon(0, 0)) {
 			errmsg("monitor: cannot become a daemon: %s", strerror(errno));
@@ -974,7 +920,7 @@ int cmd_monitor(int argc, char **argv)
 	/* A reader of stderr that went away must not end the monitor. */
 	signal(SIGPIPE, SIG_IGN);
 
-	if (once) {
+	if (o->once) {
 		check_all(dm, false, "a single check");
 		return failures ? EXIT_REFUSED : 0;
 	}

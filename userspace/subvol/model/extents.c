@@ -2,7 +2,7 @@
 /*
  * Extent maps and the differences between two images (see extents.h).
  */
-#include "extents.h"
+#include "model/extents.h"
 
 #include <errno.h>
 #include <linux/fiemap.h>

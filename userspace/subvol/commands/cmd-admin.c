@@ -3,8 +3,7 @@
  * Administration, after lvm2 and zfs: rename and set of a volume, import
  * of a raw image file, pool export and pool remove.
  */
-#include "subvol.h"
-#include "cmd.h"
+#include "commands/commands.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -3,9 +3,8 @@
  * Volumes: "POOL/VOLUME" on the command line, <VOLUME>.img in the pool,
  * and the device-mapper name and UUID of its device.
  */
-#include "subvol.h"
-#include "cmd.h"
-#include "extents.h"
+#include "model/model.h"
+#include "model/extents.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -2,8 +2,7 @@
 /*
  * Commands on one volume: create, activate, deactivate, remove, resize.
  */
-#include "subvol.h"
-#include "cmd.h"
+#include "commands/commands.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -14,7 +14,7 @@
  * and the monitor cancel it, with the lock held so that no new copy can
  * begin meanwhile; status shows it.
  */
-#include "subvol.h"
+#include "devices/devices.h"
 
 #include <linux/dm-subvol.h>
 
