@@ -1,4 +1,4 @@
-# In the VM of tests/host/debian-packages.sh: the modules DKMS built in the
+# In the VM of scripts/debian-chroot: the modules DKMS built in the
 # chroot are the ones loaded (vm-run --modules), and the seed scenario
 # (tests/vm/70-space-fill.sh) passes with them.
 #
