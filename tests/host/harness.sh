@@ -216,7 +216,7 @@ while read -r name cmd; do
 	done
 done < <("$TORTURE" --list)
 check_eq "every torture run is a script that takes its options" "" "$bad"
-check_eq "torture lists ten runs" 10 "$("$TORTURE" --list | wc -l)"
+check_eq "torture lists eleven runs" 11 "$("$TORTURE" --list | wc -l)"
 git clone -q "$ROOT" "$work/clone" && echo "# changed" >>"$work/clone/README.md"
 out=$("$work/clone/scripts/torture" --only fuzz-receive 2>&1)
 check_eq "torture refuses a work tree with uncommitted changes" 2 $?
