@@ -17,16 +17,6 @@ tooltest_start subvol-tool-review-2
 MAN=$ROOT/userspace/man/subvol.8
 COMPLETION=$ROOT/userspace/completion/subvol
 
-# err_is NAME STATUS REGEX CMD...: CMD exits STATUS, and the first line on
-# stderr starts with "subvol" and matches REGEX.
-err_is() {
-	local name=$1 want=$2 re=$3 err status=0 first ok=no
-	shift 3
-	err=$("$@" 2>&1 >/dev/null) || status=$?
-	first=$(head -n 1 <<<"$err")
-	[[ $first == subvol* && $first =~ $re ]] && ok=yes
-	check_eq "$name" "exit $want, says /$re/: yes" "exit $status, says /$re/: $ok" || show "$err"
-}
 # squeeze: the lines on stdin with runs of blanks made one space.
 squeeze() { sed -e 's/  */ /g' -e 's/ $//'; }
 # rows ARGS...: sv list --noheadings ARGS, blanks squeezed, lines joined by ";".

@@ -12,16 +12,6 @@ set -uo pipefail
 
 tooltest_start subvol-tool-review
 
-# err_is NAME STATUS REGEX CMD...: CMD exits STATUS, and the first line on
-# stderr starts with "subvol" and matches REGEX.
-err_is() {
-	local name=$1 want=$2 re=$3 err status=0 first ok=no
-	shift 3
-	err=$("$@" 2>&1 >/dev/null) || status=$?
-	first=$(head -n 1 <<<"$err")
-	[[ $first == subvol* && $first =~ $re ]] && ok=yes
-	check_eq "$name" "exit $want, says /$re/: yes" "exit $status, says /$re/: $ok" || show "$err"
-}
 size_of() { stat -c %s "$1" 2>&1; }
 
 # --- two host filesystems ----------------------------------------------------

@@ -12,6 +12,16 @@ SUBVOL=${SUBVOL:-$ROOT/build/bin/subvol}
 
 # show OUTPUT: the output of a failed check, in the checks' format.
 show() { while IFS= read -r line; do echo "#   $line"; done <<<"$1"; }
+# err_is NAME STATUS REGEX CMD...: CMD exits STATUS, and the first line on
+# stderr starts with "subvol" and matches REGEX.
+err_is() {
+	local name=$1 want=$2 re=$3 err status=0 first ok=no
+	shift 3
+	err=$("$@" 2>&1 >/dev/null) || status=$?
+	first=$(head -n 1 <<<"$err")
+	[[ $first == subvol* && $first =~ $re ]] && ok=yes
+	check_eq "$name" "exit $want, says /$re/: yes" "exit $status, says /$re/: $ok" || show "$err"
+}
 
 _tooltest_hooks=()
 tooltest_cleanup_hook() { _tooltest_hooks+=("$*"); }
